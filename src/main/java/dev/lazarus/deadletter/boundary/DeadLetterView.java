@@ -1,0 +1,30 @@
+package dev.lazarus.deadletter.boundary;
+
+import dev.lazarus.deadletter.entity.DeadLetter;
+import java.time.Instant;
+import java.util.UUID;
+
+/** A dead letter as the API shows it. Lists leave out the stack trace and the run snapshot. */
+public record DeadLetterView(long id, String reason, String reasonLabel, String severity, int priority, String status,
+                             UUID runId, String pipeline, String step, String queue, String deadLetterQueue,
+                             String messageId, Long generation, int attempts, String exceptionClass,
+                             String errorMessage, String stackTrace, String runSnapshot, String messageBody,
+                             String detectedBy, Instant createdAt, Instant updatedAt, String requeuedBy,
+                             Instant requeuedAt, String requeueMethod) {
+
+    public static DeadLetterView summary(DeadLetter d) {
+        return of(d, false);
+    }
+
+    public static DeadLetterView detail(DeadLetter d) {
+        return of(d, true);
+    }
+
+    private static DeadLetterView of(DeadLetter d, boolean detail) {
+        return new DeadLetterView(d.id(), d.reason().name(), d.reason().label(), d.reason().severity().name(),
+                d.reason().priority(), d.status().name(), d.runId(), d.pipeline(), d.stepName(), d.queue(),
+                d.deadLetterQueue(), d.messageId(), d.generation(), d.attempts(), d.exceptionClass(), d.errorMessage(),
+                detail ? d.stackTrace() : null, detail ? d.runSnapshot() : null, detail ? d.messageBody() : null,
+                d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod());
+    }
+}

@@ -1,0 +1,66 @@
+package dev.lazarus.deadletter.control;
+
+import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.pipeline.control.StepDefinition;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * What a detection path knows when it gives up on a run or a message. Every path builds one of these and
+ * hands it to {@link DeadLetterService}; nothing else creates dead letters.
+ *
+ * @param fence   whether messages already in flight for the run must become stale (see {@code Run.deadLetter})
+ * @param detectedBy which path saw it: {@code consumer} or {@code sweeper}
+ */
+public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId, String pipeline, String step,
+                               Long generation, String messageId, String messageBody, int attempts,
+                               String exceptionClass, String errorMessage, String stackTrace,
+                               boolean fence, String detectedBy) {
+
+    /** Stack traces are kept to this many characters: enough for the cause, bounded for the database. */
+    static final int STACK_TRACE_LIMIT = 8000;
+
+    public static final String CONSUMER = "consumer";
+    public static final String SWEEPER = "sweeper";
+
+    public DeadLetterReport {
+        Objects.requireNonNull(reason, "reason");
+        Objects.requireNonNull(queue, "queue");
+        Objects.requireNonNull(detectedBy, "detectedBy");
+    }
+
+    /** A handler failed for the last time (or declared its failure permanent). */
+    public static DeadLetterReport stepFailed(DeadLetterReason reason, StepDefinition step, UUID runId, long generation,
+                                              String messageId, int attempts, Throwable failure) {
+        return new DeadLetterReport(reason, step.queue(), runId, step.pipeline(), step.name(), generation, messageId,
+                null, attempts, failure.getClass().getName(), failure.getMessage(), stackTraceOf(failure),
+                false, CONSUMER);
+    }
+
+    /** A message that can never execute: not a step message, an unknown step, a run that does not exist. */
+    public static DeadLetterReport messageRejected(DeadLetterReason reason, String queue, UUID runId, String step,
+                                                   String messageId, String body, int attempts, String problem) {
+        return new DeadLetterReport(reason, queue, runId, null, step, null, messageId, body, attempts,
+                null, problem, null, false, CONSUMER);
+    }
+
+    /** The sweeper gave up on a run that stopped making progress. */
+    public static DeadLetterReport runStalled(DeadLetterReason reason, StepDefinition step, UUID runId,
+                                              long generation, int attempts, String problem) {
+        return new DeadLetterReport(reason, step.queue(), runId, step.pipeline(), step.name(), generation, null,
+                null, attempts, null, problem, null, true, SWEEPER);
+    }
+
+    public String deadLetterQueue() {
+        return StepDefinition.DEAD_LETTER_QUEUE_PREFIX + queue;
+    }
+
+    static String stackTraceOf(Throwable failure) {
+        StringWriter trace = new StringWriter();
+        failure.printStackTrace(new PrintWriter(trace));
+        String text = trace.toString();
+        return text.length() <= STACK_TRACE_LIMIT ? text : text.substring(0, STACK_TRACE_LIMIT - 1) + "…";
+    }
+}

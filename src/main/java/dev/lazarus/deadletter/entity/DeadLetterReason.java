@@ -1,0 +1,48 @@
+package dev.lazarus.deadletter.entity;
+
+/**
+ * The reason registry: every way a run can stop, with what an operator needs to triage it. Both detection
+ * paths (the consumer inline, the sweeper) use these codes and nothing else; adding a reason is one entry.
+ * Lower {@code priority} numbers are looked at first.
+ */
+public enum DeadLetterReason {
+    RETRIES_EXHAUSTED("Retries exhausted", Severity.ERROR, 3,
+            "The step failed on every delivery its retry policy allows."),
+    NON_RETRYABLE("Non-retryable failure", Severity.ERROR, 2,
+            "The handler declared the failure permanent; retrying cannot help."),
+    MALFORMED_MESSAGE("Malformed message", Severity.WARNING, 4,
+            "The message on the step queue is not a Lazarus step message."),
+    UNKNOWN_STEP("Unknown pipeline or step", Severity.WARNING, 4,
+            "The message names a pipeline or step this queue does not serve."),
+    RUN_NOT_FOUND("Run not found", Severity.WARNING, 5,
+            "The message names a run the database does not have (deleted or never committed)."),
+    STUCK_IN_PROGRESS("Stuck in progress", Severity.CRITICAL, 1,
+            "A consumer started the step and gave no sign of life within the threshold."),
+    WAITING_TOO_LONG("Waiting too long", Severity.CRITICAL, 1,
+            "The step was dispatched but no consumer picked it up within the threshold."),
+    UNRECOVERED_ERROR("Unrecovered error", Severity.ERROR, 2,
+            "The step failed and did not recover within the recovery window."),
+    REQUEUE_LIMIT("Requeue limit reached", Severity.ERROR, 2,
+            "The run was requeued too often; parked instead of looping."),
+    MANUAL("Dead-lettered by an operator", Severity.INFO, 6,
+            "An operator stopped the run by hand.");
+
+    public enum Severity { INFO, WARNING, ERROR, CRITICAL }
+
+    private final String label;
+    private final Severity severity;
+    private final int priority;
+    private final String description;
+
+    DeadLetterReason(String label, Severity severity, int priority, String description) {
+        this.label = label;
+        this.severity = severity;
+        this.priority = priority;
+        this.description = description;
+    }
+
+    public String label() { return label; }
+    public Severity severity() { return severity; }
+    public int priority() { return priority; }
+    public String description() { return description; }
+}

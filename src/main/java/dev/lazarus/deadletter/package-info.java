@@ -1,0 +1,9 @@
+/**
+ * Dead letters: why a run stopped (one reason registry, one service used by every detection path) and how
+ * an operator brings it back (one requeue service used by the admin pages and the REST API).
+ *
+ * <p>The broker moves a poison message to its step's own {@code DLQ.<queue>}; it never sees the exception,
+ * so Lazarus records the diagnostics next to it. Dead-lettering is terminal until an operator acts,
+ * idempotent (one open dead letter per run, enforced by a unique column) and never deletes evidence.
+ */
+package dev.lazarus.deadletter;

@@ -1,0 +1,35 @@
+package dev.lazarus.demo.control;
+
+import dev.lazarus.pipeline.control.Pipeline;
+import dev.lazarus.pipeline.control.PipelineDefinition;
+import dev.lazarus.pipeline.control.RetryPolicy;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
+
+/**
+ * Document ingestion: fetch a document, parse it, index it. Each step has its own queue and retry policy;
+ * the consumers in {@code demo.boundary} name the same queues.
+ */
+@ApplicationScoped
+public class DocumentIngestion implements Pipeline {
+
+    public static final String NAME = "document-ingestion";
+    public static final String FETCH_QUEUE = "lazarus.document-ingestion.fetch";
+    public static final String PARSE_QUEUE = "lazarus.document-ingestion.parse";
+    public static final String INDEX_QUEUE = "lazarus.document-ingestion.index";
+
+    @Override
+    public PipelineDefinition definition() {
+        return PipelineDefinition.named(NAME)
+                // Remote servers have bad moments: several tries, backing off.
+                .step("fetch", FETCH_QUEUE, FetchDocument.class,
+                        RetryPolicy.attempts(4).delay(Duration.ofMillis(500)).multiplier(2).cap(Duration.ofSeconds(5)))
+                // Parsing is deterministic: if it fails three times it will fail forever.
+                .step("parse", PARSE_QUEUE, ParseDocument.class,
+                        RetryPolicy.attempts(3).delay(Duration.ofSeconds(1)).multiplier(2).cap(Duration.ofSeconds(4)))
+                // The index may be briefly unavailable: quick, capped retries.
+                .step("index", INDEX_QUEUE, IndexDocument.class,
+                        RetryPolicy.attempts(5).delay(Duration.ofMillis(200)).multiplier(2).cap(Duration.ofSeconds(2)))
+                .build();
+    }
+}

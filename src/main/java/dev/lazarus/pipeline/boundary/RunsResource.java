@@ -1,0 +1,143 @@
+package dev.lazarus.pipeline.boundary;
+
+import dev.lazarus.deadletter.boundary.DeadLetterView;
+import dev.lazarus.deadletter.control.DeadLetters;
+import dev.lazarus.pipeline.control.Runs;
+import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.platform.boundary.Page;
+import dev.lazarus.platform.control.Problem;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Runs over HTTP. {@code POST /api/runs} with {@code {"pipeline": "...", "payload": {...}}} starts one;
+ * anything wrong with the request is refused with a problem response before anything is stored.
+ */
+@Path("runs")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class RunsResource {
+
+    @Inject
+    Runs runs;
+
+    @Inject
+    DeadLetters deadLetters;
+
+    @Inject
+    @ConfigProperty(name = "lazarus.run.max-payload-bytes", defaultValue = "65536")
+    int maxPayloadBytes;
+
+    @POST
+    public Response start(InputStream body, @Context UriInfo uri) {
+        JsonObject request = readRequest(body);
+        if (!(request.get("pipeline") instanceof JsonString pipeline) || pipeline.getString().isBlank()) {
+            throw Problem.badRequest("'pipeline' is required and must be a string naming a pipeline");
+        }
+        JsonValue payload = request.getOrDefault("payload", JsonValue.EMPTY_JSON_OBJECT);
+        if (payload.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw Problem.badRequest("'payload' must be a JSON object");
+        }
+        if (payload.toString().getBytes(StandardCharsets.UTF_8).length > maxPayloadBytes) {
+            throw Problem.tooLarge("the payload is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
+        }
+        Run run = runs.start(pipeline.getString(), payload.asJsonObject());
+        return Response.created(uri.getAbsolutePathBuilder().path(run.id().toString()).build())
+                .entity(RunView.summary(run))
+                .build();
+    }
+
+    @GET
+    @Path("{id}")
+    public RunView get(@PathParam("id") String id) {
+        UUID runId = uuid(id);
+        Run run = runs.find(runId).orElseThrow(() -> Problem.notFound("no run " + id));
+        return RunView.of(run, runs.steps(runId), deadLetters.latestFor(runId).map(DeadLetterView::detail).orElse(null));
+    }
+
+    @GET
+    public Page<RunView> list(@QueryParam("state") String state, @QueryParam("deadLettered") Boolean deadLettered,
+                              @QueryParam("pipeline") String pipeline,
+                              @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
+        RunState wanted = state(state);
+        if (Boolean.TRUE.equals(deadLettered)) {
+            if (wanted != null && wanted != RunState.DEAD_LETTERED) {
+                throw Problem.badRequest("deadLettered=true contradicts state=" + wanted);
+            }
+            wanted = RunState.DEAD_LETTERED;
+        }
+        int first = Page.offset(offset);
+        int size = Page.limit(limit);
+        return new Page<>(runs.list(wanted, pipeline, first, size).stream().map(RunView::summary).toList(),
+                runs.count(wanted, pipeline), first, size);
+    }
+
+    /** Reads at most the allowed size (plus room for the envelope), so an oversized body is never held whole. */
+    private JsonObject readRequest(InputStream body) {
+        int limit = maxPayloadBytes + 4096;
+        byte[] bytes;
+        try {
+            bytes = body == null ? new byte[0] : body.readNBytes(limit + 1);
+        } catch (IOException e) {
+            throw Problem.badRequest("the request body could not be read: " + e.getMessage());
+        }
+        if (bytes.length > limit) {
+            throw Problem.tooLarge("the request is larger than " + limit + " bytes; payloads may have at most "
+                    + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
+        }
+        if (bytes.length == 0) {
+            throw Problem.badRequest("the request body is empty; expected {\"pipeline\": \"...\", \"payload\": {...}}");
+        }
+        try (var reader = Json.createReader(new StringReader(new String(bytes, StandardCharsets.UTF_8)))) {
+            JsonValue value = reader.readValue();
+            if (value.getValueType() != JsonValue.ValueType.OBJECT) {
+                throw Problem.badRequest("the request body must be a JSON object");
+            }
+            return value.asJsonObject();
+        } catch (JsonException e) {
+            throw Problem.badRequest("the request body is not valid JSON: " + e.getMessage());
+        }
+    }
+
+    private static RunState state(String value) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        try {
+            return RunState.valueOf(value.trim().toUpperCase());
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest("state must be one of " + Arrays.toString(RunState.values()) + ", was '" + value + "'");
+        }
+    }
+
+    private static UUID uuid(String value) {
+        try {
+            return UUID.fromString(value);
+        } catch (IllegalArgumentException e) {
+            throw Problem.notFound("no run " + value + " (run ids are UUIDs)");
+        }
+    }
+}

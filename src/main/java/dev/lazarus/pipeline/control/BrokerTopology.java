@@ -1,0 +1,105 @@
+package dev.lazarus.pipeline.control;
+
+import dev.lazarus.platform.control.BrokerManagement;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Makes the broker match the pipelines at start-up: for every step its queue, its own dead-letter queue
+ * {@code DLQ.<queue>}, and address settings taken from the step's {@link RetryPolicy}, so the policy is
+ * declared once, in code, and the broker enforces it (redelivery backoff, max delivery attempts, the move
+ * to the DLQ). Idempotent; re-applied at every deployment. If the broker is unreachable it tries again
+ * every 15 seconds and says so in the log.
+ */
+@Singleton
+@Startup
+@DependsOn("SchemaMigration")
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class BrokerTopology {
+
+    private static final Logger LOG = Logger.getLogger(BrokerTopology.class.getName());
+    private static final long RETRY_MILLIS = 15_000;
+
+    @Inject
+    Pipelines pipelines;
+
+    @Inject
+    BrokerManagement broker;
+
+    @Resource
+    TimerService timers;
+
+    private volatile boolean applied;
+
+    @PostConstruct
+    void start() {
+        tryApply();
+    }
+
+    @Timeout
+    void retry() {
+        tryApply();
+    }
+
+    public boolean isApplied() {
+        return applied;
+    }
+
+    private void tryApply() {
+        try {
+            for (PipelineDefinition pipeline : pipelines.all()) {
+                pipeline.steps().forEach(this::apply);
+            }
+            applied = true;
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "Could not set up the step queues on the broker, trying again in {0} s: {1}",
+                    new Object[] {RETRY_MILLIS / 1000, e.getMessage()});
+            timers.createSingleActionTimer(RETRY_MILLIS, new TimerConfig("broker-topology-retry", false));
+        }
+    }
+
+    private void apply(StepDefinition step) {
+        RetryPolicy policy = step.retryPolicy();
+        createQueue(step.queue());
+        createQueue(step.deadLetterQueue());
+        addressSettings(step.queue(), Json.createObjectBuilder()
+                .add("deadLetterAddress", step.deadLetterQueue())
+                .add("maxDeliveryAttempts", policy.maxDeliveryAttempts())
+                .add("redeliveryDelay", policy.redeliveryDelay().toMillis())
+                .add("redeliveryMultiplier", policy.multiplier())
+                .add("maxRedeliveryDelay", policy.maxDelay().toMillis())
+                .build().toString());
+        // A dead letter stays where it is until an operator acts: rolled-back requeues never move it further.
+        addressSettings(step.deadLetterQueue(), Json.createObjectBuilder()
+                .add("maxDeliveryAttempts", -1)
+                .build().toString());
+        LOG.log(Level.INFO, "Queue {0} ({1}/{2}): {3} attempts, backoff {4} x{5} up to {6}, dead letters to {7}",
+                new Object[] {step.queue(), step.pipeline(), step.name(), policy.maxDeliveryAttempts(),
+                        policy.redeliveryDelay(), policy.multiplier(), policy.maxDelay(), step.deadLetterQueue()});
+    }
+
+    private void createQueue(String name) {
+        broker.invoke(BrokerManagement.BROKER, "createQueue", Json.createObjectBuilder()
+                .add("name", name)
+                .add("address", name)
+                .add("routing-type", "ANYCAST")
+                .add("durable", true)
+                .build().toString(), true);
+    }
+
+    private void addressSettings(String address, String settings) {
+        broker.invoke(BrokerManagement.BROKER, "addAddressSettings", address, settings);
+    }
+}

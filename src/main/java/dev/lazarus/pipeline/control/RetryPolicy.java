@@ -1,0 +1,71 @@
+package dev.lazarus.pipeline.control;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How the broker retries a step: at most {@code maxDeliveryAttempts} deliveries, the first redelivery after
+ * {@code redeliveryDelay}, each later one {@code multiplier} times longer, never longer than {@code maxDelay}.
+ *
+ * <p>This is the one source of truth: {@link BrokerTopology} turns it into the broker's address settings for
+ * the step's queue, and the consumer reads {@code maxDeliveryAttempts} to know which attempt is the last.
+ */
+public record RetryPolicy(int maxDeliveryAttempts, Duration redeliveryDelay, double multiplier, Duration maxDelay) {
+
+    public static final RetryPolicy DEFAULT = new RetryPolicy(5, Duration.ofSeconds(1), 2.0, Duration.ofSeconds(30));
+
+    public RetryPolicy {
+        if (maxDeliveryAttempts < 1) {
+            throw new IllegalArgumentException("maxDeliveryAttempts must be at least 1, was " + maxDeliveryAttempts);
+        }
+        Objects.requireNonNull(redeliveryDelay, "redeliveryDelay");
+        Objects.requireNonNull(maxDelay, "maxDelay");
+        if (redeliveryDelay.isNegative() || maxDelay.isNegative()) {
+            throw new IllegalArgumentException("delays must not be negative");
+        }
+        if (multiplier < 1.0) {
+            throw new IllegalArgumentException("multiplier must be at least 1.0, was " + multiplier);
+        }
+        if (maxDelay.compareTo(redeliveryDelay) < 0) {
+            throw new IllegalArgumentException("maxDelay " + maxDelay + " is shorter than redeliveryDelay " + redeliveryDelay);
+        }
+    }
+
+    public static RetryPolicy attempts(int maxDeliveryAttempts) {
+        return new RetryPolicy(maxDeliveryAttempts, DEFAULT.redeliveryDelay, DEFAULT.multiplier, DEFAULT.maxDelay);
+    }
+
+    public RetryPolicy delay(Duration first) {
+        return new RetryPolicy(maxDeliveryAttempts, first, multiplier, maxDelay.compareTo(first) < 0 ? first : maxDelay);
+    }
+
+    public RetryPolicy multiplier(double factor) {
+        return new RetryPolicy(maxDeliveryAttempts, redeliveryDelay, factor, maxDelay);
+    }
+
+    public RetryPolicy cap(Duration longest) {
+        return new RetryPolicy(maxDeliveryAttempts, redeliveryDelay, multiplier, longest);
+    }
+
+    public boolean isLastAttempt(int attempt) {
+        return attempt >= maxDeliveryAttempts;
+    }
+
+    /** The broker's wait before delivery number {@code attempt} (2 for the first redelivery). */
+    public Duration delayBefore(int attempt) {
+        if (attempt <= 1) {
+            return Duration.ZERO;
+        }
+        double millis = redeliveryDelay.toMillis() * Math.pow(multiplier, attempt - 2);
+        return millis >= maxDelay.toMillis() ? maxDelay : Duration.ofMillis((long) millis);
+    }
+
+    /** The least time all redeliveries of a step that always fails take: what a test of the backoff may expect. */
+    public Duration totalBackoff() {
+        Duration total = Duration.ZERO;
+        for (int attempt = 2; attempt <= maxDeliveryAttempts; attempt++) {
+            total = total.plus(delayBefore(attempt));
+        }
+        return total;
+    }
+}

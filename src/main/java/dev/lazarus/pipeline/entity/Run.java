@@ -1,0 +1,167 @@
+package dev.lazarus.pipeline.entity;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * One execution of a pipeline on a JSON payload: the source of truth for what the run is doing.
+ *
+ * <p>{@code generation} is the fencing token every step message carries. It changes whenever messages
+ * already in flight must stop counting: when a requeue dispatches afresh, and when the sweeper dead-letters
+ * a run whose consumer may still be alive. A message is executed only if the run {@link #accepts} it.
+ *
+ * <p>{@code payload} is the pipeline's working document: each step receives it and returns the version the
+ * next step sees.
+ */
+@Entity
+@Table(name = "run")
+public class Run {
+
+    @Id
+    private UUID id;
+
+    @Column(nullable = false, length = 100)
+    private String pipeline;
+
+    @Enumerated(EnumType.STRING)
+    @Column(nullable = false, length = 20)
+    private RunState state;
+
+    @Column(name = "current_step", length = 100)
+    private String currentStep;
+
+    @Column(nullable = false)
+    private long generation;
+
+    @Column(nullable = false, length = 200_000)
+    private String payload;
+
+    @Column(name = "requeue_count", nullable = false)
+    private int requeueCount;
+
+    @Column(name = "created_at", nullable = false)
+    private Instant createdAt;
+
+    @Column(name = "updated_at", nullable = false)
+    private Instant updatedAt;
+
+    /** Set when a consumer starts the current step and whenever it reports progress. */
+    @Column(name = "heartbeat_at")
+    private Instant heartbeatAt;
+
+    @Column(name = "finished_at")
+    private Instant finishedAt;
+
+    @Version
+    private long version;
+
+    protected Run() {
+        // for JPA
+    }
+
+    public Run(String pipeline, String firstStep, String payload, Instant now) {
+        this.id = UUID.randomUUID();
+        this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
+        this.currentStep = Objects.requireNonNull(firstStep, "firstStep");
+        this.payload = Objects.requireNonNull(payload, "payload");
+        this.state = RunState.PENDING;
+        this.generation = 1;
+        this.createdAt = now;
+        this.updatedAt = now;
+    }
+
+    /** Whether a message for this step and generation may execute now; anything else is stale. */
+    public boolean accepts(String step, long messageGeneration) {
+        return state.isLive() && generation == messageGeneration && Objects.equals(currentStep, step);
+    }
+
+    public void attemptStarted(Instant now) {
+        requireLive("start an attempt");
+        state = RunState.IN_PROGRESS;
+        heartbeatAt = now;
+        updatedAt = now;
+    }
+
+    public void attemptFailed(Instant now) {
+        requireLive("record a failed attempt");
+        state = RunState.RETRYING;
+        updatedAt = now;
+    }
+
+    /** The current step succeeded: move on to {@code nextStep} with the step's output as the new payload. */
+    public void advanceTo(String nextStep, String newPayload, Instant now) {
+        requireLive("advance");
+        currentStep = Objects.requireNonNull(nextStep, "nextStep");
+        payload = Objects.requireNonNull(newPayload, "newPayload");
+        state = RunState.PENDING;
+        heartbeatAt = null;
+        updatedAt = now;
+    }
+
+    public void complete(String finalPayload, Instant now) {
+        requireLive("complete");
+        payload = Objects.requireNonNull(finalPayload, "finalPayload");
+        state = RunState.COMPLETED;
+        heartbeatAt = null;
+        finishedAt = now;
+        updatedAt = now;
+    }
+
+    /**
+     * Stops the run. With {@code fence}, messages already in flight become stale: the sweeper uses it because
+     * the consumer it gave up on may still be running; the consumer's own final attempt does not need it
+     * because its message goes to the dead-letter queue.
+     */
+    public void deadLetter(boolean fence, Instant now) {
+        if (state == RunState.DEAD_LETTERED) {
+            return;
+        }
+        requireLive("dead-letter");
+        state = RunState.DEAD_LETTERED;
+        if (fence) {
+            generation++;
+        }
+        heartbeatAt = null;
+        finishedAt = now;
+        updatedAt = now;
+    }
+
+    /** Brings a dead-lettered run back at its current step; returns the generation the new dispatch carries. */
+    public long requeue(Instant now) {
+        if (state != RunState.DEAD_LETTERED) {
+            throw new IllegalStateException("run " + id + " is " + state + ", only a dead-lettered run can be requeued");
+        }
+        generation++;
+        requeueCount++;
+        state = RunState.PENDING;
+        finishedAt = null;
+        updatedAt = now;
+        return generation;
+    }
+
+    private void requireLive(String action) {
+        if (!state.isLive()) {
+            throw new IllegalStateException("cannot " + action + ": run " + id + " is " + state);
+        }
+    }
+
+    public UUID id() { return id; }
+    public String pipeline() { return pipeline; }
+    public RunState state() { return state; }
+    public String currentStep() { return currentStep; }
+    public long generation() { return generation; }
+    public String payload() { return payload; }
+    public int requeueCount() { return requeueCount; }
+    public Instant createdAt() { return createdAt; }
+    public Instant updatedAt() { return updatedAt; }
+    public Instant heartbeatAt() { return heartbeatAt; }
+    public Instant finishedAt() { return finishedAt; }
+}

@@ -1,0 +1,133 @@
+package dev.lazarus.pipeline.entity;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.FetchType;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.JoinColumn;
+import jakarta.persistence.ManyToOne;
+import jakarta.persistence.Table;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One dispatch of one step of a run (a run, a step and a generation): its delivery attempts, timestamps,
+ * heartbeat and last error. A requeue dispatches afresh with a new generation, so each requeue adds a row
+ * and the history of earlier attempts is kept.
+ *
+ * <p>Attempts are counted when a delivery starts, from the broker's delivery count, so a consumer that dies
+ * mid-step has still used an attempt and the two counts cannot drift apart silently.
+ */
+@Entity
+@Table(name = "step_execution")
+public class StepExecution {
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    private Long id;
+
+    @ManyToOne(fetch = FetchType.LAZY, optional = false)
+    @JoinColumn(name = "run_id", nullable = false)
+    private Run run;
+
+    @Column(name = "step_name", nullable = false, length = 100)
+    private String stepName;
+
+    @Column(nullable = false)
+    private long generation;
+
+    @Column(nullable = false, length = 200)
+    private String queue;
+
+    @Enumerated(EnumType.STRING)
+    @Column(nullable = false, length = 20)
+    private StepState state;
+
+    @Column(nullable = false)
+    private int attempts;
+
+    @Column(name = "first_attempt_at")
+    private Instant firstAttemptAt;
+
+    @Column(name = "last_attempt_at")
+    private Instant lastAttemptAt;
+
+    @Column(name = "heartbeat_at")
+    private Instant heartbeatAt;
+
+    @Column(name = "finished_at")
+    private Instant finishedAt;
+
+    @Column(name = "last_error", length = 2000)
+    private String lastError;
+
+    protected StepExecution() {
+        // for JPA
+    }
+
+    public StepExecution(Run run, String stepName, String queue) {
+        this.run = Objects.requireNonNull(run, "run");
+        this.stepName = Objects.requireNonNull(stepName, "stepName");
+        this.queue = Objects.requireNonNull(queue, "queue");
+        this.generation = run.generation();
+        this.state = StepState.IN_PROGRESS;
+    }
+
+    /**
+     * A delivery started. The broker's delivery count is the attempt number; if it is not ahead of what was
+     * recorded (the broker lost its count, e.g. a restart without persisted delivery counts) the database
+     * count still moves forward, and the caller is told so it can say so in the log.
+     *
+     * @return whether the broker's count agreed with the database's
+     */
+    public boolean attemptStarted(int deliveryCount, Instant now) {
+        boolean agrees = deliveryCount > attempts;
+        attempts = agrees ? deliveryCount : attempts + 1;
+        state = StepState.IN_PROGRESS;
+        if (firstAttemptAt == null) {
+            firstAttemptAt = now;
+        }
+        lastAttemptAt = now;
+        heartbeatAt = now;
+        return agrees;
+    }
+
+    public void attemptFailed(String error) {
+        state = StepState.RETRYING;
+        lastError = truncate(error, 2000);
+    }
+
+    public void failed(String error) {
+        state = StepState.FAILED;
+        lastError = truncate(error, 2000);
+    }
+
+    public void completed(Instant now) {
+        state = StepState.COMPLETED;
+        finishedAt = now;
+    }
+
+    static String truncate(String text, int max) {
+        if (text == null || text.length() <= max) {
+            return text;
+        }
+        return text.substring(0, max - 1) + "…";
+    }
+
+    public Long id() { return id; }
+    public Run run() { return run; }
+    public String stepName() { return stepName; }
+    public long generation() { return generation; }
+    public String queue() { return queue; }
+    public StepState state() { return state; }
+    public int attempts() { return attempts; }
+    public Instant firstAttemptAt() { return firstAttemptAt; }
+    public Instant lastAttemptAt() { return lastAttemptAt; }
+    public Instant heartbeatAt() { return heartbeatAt; }
+    public Instant finishedAt() { return finishedAt; }
+    public String lastError() { return lastError; }
+}

@@ -1,0 +1,9 @@
+/**
+ * Pipelines and their runs: how a developer declares a pipeline (ordered steps, each with a handler, its
+ * own queue and retry policy), how a run moves through it, and the consumers that execute each step.
+ *
+ * <p>The database is the source of truth for what a run is doing; a JMS step message is only the dispatch.
+ * Every message carries the run's generation (a fencing token) so that a message made obsolete by a
+ * sweep, a requeue or a completion is acknowledged and noted, never executed.
+ */
+package dev.lazarus.pipeline;

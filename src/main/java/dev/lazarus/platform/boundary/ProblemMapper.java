@@ -1,0 +1,62 @@
+package dev.lazarus.platform.boundary;
+
+import dev.lazarus.platform.control.Problem;
+import jakarta.ejb.EJBAccessException;
+import jakarta.json.Json;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+
+/**
+ * Every refused request gets an {@code application/problem+json} body (RFC 9457) that says what was wrong,
+ * never a stack trace: the application's {@link Problem}s, the framework's own 4xx, and a role the caller
+ * lacks.
+ */
+public final class ProblemMapper {
+
+    public static final String PROBLEM_JSON = "application/problem+json";
+
+    private ProblemMapper() {
+    }
+
+    static Response problem(int status, String title, String detail) {
+        JsonObjectBuilder body = Json.createObjectBuilder()
+                .add("type", "about:blank")
+                .add("title", title)
+                .add("status", status);
+        if (detail != null) {
+            body.add("detail", detail);
+        }
+        return Response.status(status).type(PROBLEM_JSON).entity(body.build().toString()).build();
+    }
+
+    @Provider
+    public static class Problems implements ExceptionMapper<Problem> {
+        @Override
+        public Response toResponse(Problem problem) {
+            return problem(problem.status(), problem.title(), problem.detail());
+        }
+    }
+
+    @Provider
+    public static class ClientErrors implements ExceptionMapper<WebApplicationException> {
+        @Override
+        public Response toResponse(WebApplicationException exception) {
+            Response.StatusType status = exception.getResponse().getStatusInfo();
+            if (status.getStatusCode() >= 500) {
+                return exception.getResponse();
+            }
+            return problem(status.getStatusCode(), status.getReasonPhrase(), exception.getMessage());
+        }
+    }
+
+    @Provider
+    public static class AccessDenied implements ExceptionMapper<EJBAccessException> {
+        @Override
+        public Response toResponse(EJBAccessException exception) {
+            return problem(403, "Forbidden", "this action needs the operator role");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package dev.lazarus.platform.control;
+
+import jakarta.annotation.Resource;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import jakarta.jms.Connection;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.Session;
+import jakarta.jms.TemporaryQueue;
+import jakarta.jms.TextMessage;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Invokes operations of the Artemis broker's management API by JMS management messages, over the same
+ * connection factory the application uses (the broker user needs the {@code manage} permission).
+ *
+ * <p>Never inside a transaction: the request would only be sent at commit, after the wait for its reply.
+ */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class BrokerManagement {
+
+    static final String MANAGEMENT_ADDRESS = "activemq.management";
+    static final String RESOURCE_NAME = "_AMQ_ResourceName";
+    static final String OPERATION_NAME = "_AMQ_OperationName";
+    static final String OPERATION_SUCCEEDED = "_AMQ_OperationSucceeded";
+
+    /** The broker itself, as a management resource. */
+    public static final String BROKER = "broker";
+
+    @Resource(lookup = "java:/jms/lazarus/ConnectionFactory")
+    ConnectionFactory connectionFactory;
+
+    @Inject
+    @ConfigProperty(name = "lazarus.broker.management-timeout", defaultValue = "PT10S")
+    Duration timeout;
+
+    /**
+     * @param arguments strings, numbers, booleans or null, in the operation's parameter order
+     * @return the operation's result as the broker encodes it (a JSON array), or empty if it has none
+     */
+    public String invoke(String resource, String operation, Object... arguments) {
+        JsonArrayBuilder parameters = Json.createArrayBuilder();
+        for (Object argument : arguments) {
+            if (argument == null) {
+                parameters.addNull();
+            } else if (argument instanceof Boolean b) {
+                parameters.add(b);
+            } else if (argument instanceof Integer || argument instanceof Long) {
+                parameters.add(((Number) argument).longValue());
+            } else if (argument instanceof Number n) {
+                parameters.add(n.doubleValue());
+            } else {
+                parameters.add(argument.toString());
+            }
+        }
+        try (Connection connection = connectionFactory.createConnection();
+             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+            TemporaryQueue replies = session.createTemporaryQueue();
+            MessageConsumer consumer = session.createConsumer(replies);
+            connection.start();
+            TextMessage request = session.createTextMessage(parameters.build().toString());
+            request.setStringProperty(RESOURCE_NAME, resource);
+            request.setStringProperty(OPERATION_NAME, operation);
+            request.setJMSReplyTo(replies);
+            session.createProducer(session.createQueue(MANAGEMENT_ADDRESS)).send(request);
+            Message reply = consumer.receive(timeout.toMillis());
+            if (reply == null) {
+                throw new BrokerManagementException(operation + " on " + resource + ": no reply from the broker within " + timeout);
+            }
+            String result = bodyOf(reply);
+            if (!reply.getBooleanProperty(OPERATION_SUCCEEDED)) {
+                throw new BrokerManagementException(operation + " on " + resource + " failed: " + result);
+            }
+            return result;
+        } catch (JMSException e) {
+            throw new BrokerManagementException(operation + " on " + resource + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String bodyOf(Message reply) throws JMSException {
+        if (reply instanceof TextMessage text) {
+            return text.getText();
+        }
+        return reply.isBodyAssignableTo(String.class) ? reply.getBody(String.class) : "";
+    }
+
+    public static class BrokerManagementException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public BrokerManagementException(String message) {
+            super(message);
+        }
+
+        public BrokerManagementException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

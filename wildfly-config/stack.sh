@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Brings up and tears down a Lazarus stack: a standalone Artemis broker (with its web console) and a
+# WildFly configured from this folder. Maven calls it (see pom.xml); it only uses what the build
+# unpacked under target/servers.
+#
+#   stack.sh it-up | it-down       broker + configured WildFly base dir for the integration tests
+#                                  (Arquillian starts and stops WildFly itself)
+#   stack.sh demo-up | demo-down   the local stack: broker, WildFly with the WAR, demo runs submitted
+#
+# Environment (set by the pom): WILDFLY_HOME, ARTEMIS_HOME, STACK_DIR, BROKER_PORT, CONSOLE_PORT,
+# LAZARUS_DB (h2|postgresql), JDBC_DRIVER, WAR.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+: "${STACK_DIR:?STACK_DIR is not set}"
+
+# Local-only credentials, never used outside this machine: documented in the README.
+BROKER_USER=admin
+BROKER_PASSWORD=admin
+VIEWER_PASSWORD=viewer-pw
+OPERATOR_PASSWORD=operator-pw
+
+log() { printf '[stack] %s\n' "$*"; }
+
+wait_for_port() { # port, what, seconds
+    local port=$1 what=$2 seconds=$3
+    for _ in $(seq 1 $((seconds * 4))); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+        sleep 0.25
+    done
+    log "$what did not open port $port within ${seconds}s"; return 1
+}
+
+broker_up() {
+    "$ARTEMIS_HOME/bin/artemis" create "$STACK_DIR/broker" --silent --force \
+        --user "$BROKER_USER" --password "$BROKER_PASSWORD" --require-login \
+        --host 127.0.0.1 --http-host 127.0.0.1 --http-port "$CONSOLE_PORT" --default-port "$BROKER_PORT" \
+        --no-amqp-acceptor --no-stomp-acceptor --no-mqtt-acceptor --no-hornetq-acceptor \
+        --java-memory 512M > "$STACK_DIR/broker-create.log"
+    "$STACK_DIR/broker/bin/artemis-service" start > /dev/null
+    wait_for_port "$BROKER_PORT" "Artemis" 60
+    log "Artemis broker on 127.0.0.1:$BROKER_PORT, console http://127.0.0.1:$CONSOLE_PORT/console"
+}
+
+broker_down() {
+    if [ -x "$STACK_DIR/broker/bin/artemis-service" ]; then
+        "$STACK_DIR/broker/bin/artemis-service" stop > /dev/null 2>&1 || true
+    fi
+}
+
+# A private copy of WildFly's standalone/ folder, configured by the CLI scripts in this folder, so the
+# unpacked server stays pristine and the demo and the tests never share state.
+wildfly_configure() {
+    local base="$STACK_DIR/wildfly"
+    cp -r "$WILDFLY_HOME/standalone" "$base"
+    local db_script="$here/datasource-h2.cli"
+    if [ "${LAZARUS_DB:-h2}" = postgresql ]; then
+        "$WILDFLY_HOME/bin/jboss-cli.sh" --commands="embed-server --server-config=standalone-full.xml --std-out=discard,module add --name=org.postgresql --resources=$JDBC_DRIVER --dependencies=jakarta.api,jakarta.transaction.api" \
+            > /dev/null 2>&1 || true  # already there from an earlier run
+        db_script="$here/datasource-postgresql.cli"
+    fi
+    cat "$here/lazarus.cli" > "$STACK_DIR/configure.cli"
+    cat "$db_script" >> "$STACK_DIR/configure.cli"
+    { echo "embed-server --server-config=standalone-full.xml --std-out=discard"; cat "$STACK_DIR/configure.cli"; echo "stop-embedded-server"; } > "$STACK_DIR/run.cli"
+    JAVA_OPTS="-Djboss.server.base.dir=$base" "$WILDFLY_HOME/bin/jboss-cli.sh" --file="$STACK_DIR/run.cli" > "$STACK_DIR/configure.log" 2>&1 \
+        || { log "WildFly configuration failed, see $STACK_DIR/configure.log"; cat "$STACK_DIR/configure.log"; return 1; }
+    "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u viewer -p "$VIEWER_PASSWORD" -g viewer
+    "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u operator -p "$OPERATOR_PASSWORD" -g viewer,operator
+    log "WildFly base directory $base configured (database: ${LAZARUS_DB:-h2})"
+}
+
+fresh_stack_dir() {
+    broker_down
+    rm -rf "$STACK_DIR"
+    mkdir -p "$STACK_DIR"
+}
+
+case "${1:-}" in
+    it-up)
+        fresh_stack_dir
+        broker_up
+        wildfly_configure
+        ;;
+    it-down)
+        broker_down
+        ;;
+    *)
+        echo "usage: $0 it-up|it-down|demo-up|demo-down" >&2; exit 2 ;;
+esac
