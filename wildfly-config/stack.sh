@@ -12,7 +12,8 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-: "${STACK_DIR:?STACK_DIR is not set}"
+repo="$(dirname "$here")"
+STACK_DIR="${STACK_DIR:-$repo/target/demo}"
 
 # Local-only credentials, never used outside this machine: documented in the README.
 BROKER_USER=admin
@@ -75,6 +76,61 @@ fresh_stack_dir() {
     mkdir -p "$STACK_DIR"
 }
 
+wildfly_start() {
+    local base="$STACK_DIR/wildfly"
+    LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$STACK_DIR/wildfly.pid" \
+        nohup "$WILDFLY_HOME/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 \
+        -Djboss.server.base.dir="$base" -Dlazarus.broker.port="$BROKER_PORT" > "$STACK_DIR/wildfly.out" 2>&1 &
+    wait_for_port 9990 "WildFly management" 120
+}
+
+wildfly_stop() {
+    if [ -f "$STACK_DIR/wildfly.pid" ]; then
+        local pid; pid=$(cat "$STACK_DIR/wildfly.pid")
+        if kill "$pid" 2>/dev/null; then
+            for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+            kill -9 "$pid" 2>/dev/null || true
+        fi
+        rm -f "$STACK_DIR/wildfly.pid"
+    fi
+}
+
+deploy_war() {
+    local deployments="$STACK_DIR/wildfly/deployments"
+    cp "$WAR" "$deployments/lazarus.war"
+    for _ in $(seq 1 480); do
+        [ -f "$deployments/lazarus.war.deployed" ] && { log "Lazarus deployed"; return 0; }
+        [ -f "$deployments/lazarus.war.failed" ] && { log "Deployment failed:"; cat "$deployments/lazarus.war.failed"; return 1; }
+        sleep 0.25
+    done
+    log "Lazarus was not deployed within 120 s, see $STACK_DIR/wildfly/log/server.log"; return 1
+}
+
+# Demo runs: healthy ones, transient failures that recover, and poison ones that end as dead letters
+# (two of them recover when requeued, the "cause fixed" case), plus one garbage message dropped straight
+# into a step queue.
+submit_demo_runs() {
+    local api="http://127.0.0.1:8080/lazarus/api/runs" n=0
+    start_run() {
+        curl -sf -o /dev/null -u "operator:$OPERATOR_PASSWORD" -H 'Content-Type: application/json' \
+            -d "{\"pipeline\":\"document-ingestion\",\"payload\":$1}" "$api" && n=$((n + 1))
+    }
+    for doc in annual-report press-release handbook changelog faq invoice-2026-11; do
+        start_run "{\"url\":\"https://docs.example.org/$doc.html\"}"
+    done
+    start_run '{"url":"https://docs.example.org/flaky.html","failures":{"fetch":{"mode":"transient","succeedOnAttempt":3}}}'
+    start_run '{"url":"https://docs.example.org/slow-index.html","failures":{"index":{"mode":"transient","succeedOnAttempt":2}}}'
+    start_run '{"url":"https://docs.example.org/parser-outage.html","failures":{"parse":{"mode":"until-requeued"}}}'
+    start_run '{"url":"https://docs.example.org/index-outage.html","failures":{"index":{"mode":"until-requeued"}}}'
+    start_run '{"url":"https://docs.example.org/corrupt.pdf","failures":{"parse":{"mode":"always"}}}'
+    start_run '{"url":"https://docs.example.org/unsupported.doc","failures":{"index":{"mode":"permanent"}}}'
+    "$STACK_DIR/broker/bin/artemis" producer --silent --url "tcp://127.0.0.1:$BROKER_PORT" \
+        --user "$BROKER_USER" --password "$BROKER_PASSWORD" \
+        --destination queue://lazarus.document-ingestion.fetch --message "this is not a step message" \
+        --message-count 1 > /dev/null 2>&1 || log "could not drop the garbage demo message"
+    log "Submitted $n demo runs and one garbage message; dead letters appear within a few seconds"
+}
+
 case "${1:-}" in
     it-up)
         fresh_stack_dir
@@ -83,6 +139,30 @@ case "${1:-}" in
         ;;
     it-down)
         broker_down
+        ;;
+    demo-up)
+        wildfly_stop
+        fresh_stack_dir
+        broker_up
+        wildfly_configure
+        wildfly_start
+        deploy_war
+        submit_demo_runs
+        cat <<INFO
+
+  Lazarus is running (local-only credentials, for this machine only):
+    Admin page      http://127.0.0.1:8080/lazarus/        operator / $OPERATOR_PASSWORD  (or viewer / $VIEWER_PASSWORD)
+    REST API        http://127.0.0.1:8080/lazarus/api/dead-letters   (same users, HTTP Basic)
+    Artemis console http://127.0.0.1:$CONSOLE_PORT/console            $BROKER_USER / $BROKER_PASSWORD
+    Logs            $STACK_DIR/wildfly/log/server.log
+  Stop it with:     bash wildfly-config/stack.sh demo-down
+
+INFO
+        ;;
+    demo-down)
+        wildfly_stop
+        broker_down
+        log "Stopped"
         ;;
     *)
         echo "usage: $0 it-up|it-down|demo-up|demo-down" >&2; exit 2 ;;

@@ -1,0 +1,99 @@
+package dev.lazarus.it;
+
+import java.io.IOException;
+import java.net.CookieManager;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The JSF admin page driven over plain HTTP, as a browser would: form login, then the page's own form posts
+ * (with its view state). The real-browser version of this comes with the Selenium tests.
+ */
+public class AdminPage {
+
+    private static final Pattern VIEW_STATE = Pattern.compile("name=\"jakarta\\.faces\\.ViewState\"[^>]*value=\"([^\"]+)\"");
+    private static final Pattern ROW = Pattern.compile("<tr[^>]*>(.*?)</tr>", Pattern.DOTALL);
+    private static final Pattern REQUEUE_BUTTON = Pattern.compile("name=\"(deadLetters:table:\\d+:requeue)\"");
+
+    private final HttpClient http = HttpClient.newBuilder().cookieHandler(new CookieManager())
+            .followRedirects(HttpClient.Redirect.NORMAL).build();
+    private final URI page;
+    private String html;
+
+    public AdminPage(URL base) {
+        URI root = URI.create(base.toString().endsWith("/") ? base.toString() : base + "/");
+        this.page = root.resolve("admin/dead-letters.xhtml");
+    }
+
+    /** Opens the page, signs in on the login form it is sent to, and returns the page's HTML. */
+    public String signIn(String user, String password) {
+        html = send(HttpRequest.newBuilder(page).GET());
+        if (!html.contains("j_security_check")) {
+            throw new AssertionError("expected the login form, got: " + html);
+        }
+        html = send(form(page.resolve("../j_security_check"), Map.of("j_username", user, "j_password", password)));
+        return html;
+    }
+
+    public String html() {
+        return html;
+    }
+
+    /** The table row that shows {@code runId}, or null. */
+    public String rowOf(String runId) {
+        Matcher rows = ROW.matcher(html);
+        while (rows.find()) {
+            if (rows.group(1).contains(runId)) {
+                return rows.group(1);
+            }
+        }
+        return null;
+    }
+
+    /** Clicks the Requeue button in the run's row; returns the page the server answers with. */
+    public String requeue(String runId) {
+        String row = rowOf(runId);
+        if (row == null) {
+            throw new AssertionError("no row for run " + runId + " on the page");
+        }
+        Matcher button = REQUEUE_BUTTON.matcher(row);
+        if (!button.find()) {
+            throw new AssertionError("no Requeue button in the row of run " + runId + ": " + row);
+        }
+        Matcher viewState = VIEW_STATE.matcher(html);
+        if (!viewState.find()) {
+            throw new AssertionError("no view state on the page");
+        }
+        html = send(form(page, Map.of("deadLetters", "deadLetters", button.group(1), "Requeue",
+                "jakarta.faces.ViewState", viewState.group(1).replace("&#58;", ":"))));
+        return html;
+    }
+
+    private static HttpRequest.Builder form(URI target, Map<String, String> fields) {
+        String body = fields.entrySet().stream()
+                .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                .collect(Collectors.joining("&"));
+        return HttpRequest.newBuilder(target).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+    }
+
+    private String send(HttpRequest.Builder request) {
+        try {
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

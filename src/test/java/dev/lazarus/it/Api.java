@@ -1,0 +1,90 @@
+package dev.lazarus.it;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+
+/** A caller of the Lazarus REST API, with Basic credentials (or none). */
+public class Api {
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final URI base;
+    private final String authorization;
+
+    public Api(URL base, String user, String password) {
+        this.base = URI.create(base.toString().endsWith("/") ? base.toString() : base + "/");
+        this.authorization = user == null ? null
+                : "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+    }
+
+    public Response get(String path) {
+        return send(request(path).GET());
+    }
+
+    public Response post(String path, String body) {
+        return send(request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body == null ? "" : body)));
+    }
+
+    /** Starts a demo run and returns its id. */
+    public String startRun(String payloadJson) {
+        Response created = post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":" + payloadJson + "}");
+        if (created.status() != 201) {
+            throw new AssertionError("could not start a run: " + created);
+        }
+        return created.json().getString("id");
+    }
+
+    public JsonObject run(String id) {
+        return get("api/runs/" + id).ok().json();
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30));
+        if (authorization != null) {
+            builder.header("Authorization", authorization);
+        }
+        return builder;
+    }
+
+    private Response send(HttpRequest.Builder request) {
+        try {
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+                    response.headers().firstValue("Location").orElse(null), response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public record Response(int status, String contentType, String location, String body) {
+
+        public JsonObject json() {
+            try (var reader = Json.createReader(new StringReader(body))) {
+                JsonValue value = reader.readValue();
+                return value.asJsonObject();
+            }
+        }
+
+        public Response ok() {
+            if (status != 200) {
+                throw new AssertionError("expected 200, got " + this);
+            }
+            return this;
+        }
+    }
+}

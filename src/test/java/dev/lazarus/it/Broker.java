@@ -1,0 +1,88 @@
+package dev.lazarus.it;
+
+import jakarta.jms.Connection;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.QueueBrowser;
+import jakarta.jms.Session;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import jakarta.jms.QueueConnection;
+import jakarta.jms.QueueRequestor;
+import jakarta.jms.QueueSession;
+import org.apache.activemq.artemis.api.core.management.ResourceNames;
+import org.apache.activemq.artemis.api.jms.ActiveMQJMSClient;
+import org.apache.activemq.artemis.api.jms.management.JMSManagementHelper;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+
+/** A plain JMS client of the test broker, as an operator or a misbehaving producer would use it. */
+public class Broker {
+
+    private final ActiveMQConnectionFactory factory;
+
+    public Broker(int port) {
+        factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + port, "admin", "admin");
+    }
+
+    /** Drops a text message straight into a queue, past the API. */
+    public void send(String queue, String text) {
+        try (Connection connection = factory.createConnection();
+             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+            session.createProducer(session.createQueue(queue)).send(session.createTextMessage(text));
+        } catch (JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The messages in {@code queue} matching {@code selector}, left in place. */
+    public List<Message> browse(String queue, String selector) {
+        try (Connection connection = factory.createConnection();
+             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+            connection.start();
+            QueueBrowser browser = session.createBrowser(session.createQueue(queue), selector);
+            List<Message> messages = new ArrayList<>();
+            for (Object message : Collections.list(browser.getEnumeration())) {
+                messages.add((Message) message);
+            }
+            return messages;
+        } catch (JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Consumes (removes) the messages matching {@code selector}, as a console purge would; returns how many. */
+    public int purge(String queue, String selector) {
+        try (Connection connection = factory.createConnection();
+             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+            connection.start();
+            var consumer = session.createConsumer(session.createQueue(queue), selector);
+            int purged = 0;
+            while (consumer.receive(1000) != null) {
+                purged++;
+            }
+            return purged;
+        } catch (JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** What the broker counts on {@code queue}: waiting, scheduled for redelivery and being delivered. */
+    public long messageCount(String queue) {
+        try (QueueConnection connection = factory.createQueueConnection();
+             QueueSession session = connection.createQueueSession(false, Session.AUTO_ACKNOWLEDGE)) {
+            connection.start();
+            QueueRequestor requestor = new QueueRequestor(session, ActiveMQJMSClient.createQueue("activemq.management"));
+            Message request = session.createMessage();
+            JMSManagementHelper.putAttribute(request, ResourceNames.QUEUE + queue, "messageCount");
+            Message reply = requestor.request(request);
+            return ((Number) JMSManagementHelper.getResult(reply)).longValue();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public List<Message> messagesOfRun(String queue, String runId) {
+        return browse(queue, "lazarusRunId = '" + runId + "'");
+    }
+}

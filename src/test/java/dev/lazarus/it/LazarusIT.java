@@ -1,0 +1,60 @@
+package dev.lazarus.it;
+
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.io.File;
+import java.time.Duration;
+import java.util.List;
+import java.net.URL;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.arquillian.test.api.ArquillianResource;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Base of the black-box integration tests: deploys the WAR the build produced, unchanged, to the managed
+ * WildFly (which talks to the real standalone Artemis broker and the real database), and gives each test
+ * HTTP clients for the three kinds of caller and a JMS client to the broker.
+ */
+@ExtendWith(ArquillianExtension.class)
+public abstract class LazarusIT {
+
+    @ArquillianResource
+    protected URL base;
+
+    protected Api operator;
+    protected Api viewer;
+    protected Api anonymous;
+    protected final Broker broker = new Broker(Integer.getInteger("it.broker.port", 61716));
+
+    @Deployment(testable = false)
+    public static WebArchive deployment() {
+        return ShrinkWrap.createFromZipFile(WebArchive.class, new File(System.getProperty("it.war", "target/lazarus.war")));
+    }
+
+    protected static final String FETCH = "lazarus.document-ingestion.fetch";
+    protected static final String PARSE = "lazarus.document-ingestion.parse";
+    protected static final String INDEX = "lazarus.document-ingestion.index";
+
+    /** Waits until the run reaches {@code state} and returns it as the API shows it. */
+    protected JsonObject awaitRun(String runId, String state) {
+        return Await.until("run " + runId + " to be " + state, Duration.ofSeconds(60),
+                () -> viewer.run(runId), run -> state.equals(run.getString("state")));
+    }
+
+    /** The run's step executions for {@code step}, oldest first. */
+    protected static List<JsonObject> executions(JsonObject run, String step) {
+        return run.getJsonArray("steps").stream().map(JsonValue::asJsonObject)
+                .filter(s -> step.equals(s.getString("step"))).toList();
+    }
+
+    @BeforeEach
+    void clients() {
+        operator = new Api(base, "operator", "operator-pw");
+        viewer = new Api(base, "viewer", "viewer-pw");
+        anonymous = new Api(base, null, null);
+    }
+}

@@ -1,0 +1,48 @@
+package dev.lazarus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A run moves through its steps, one message and one transaction per step; transient failures retry. */
+class PipelineProcessingIT extends LazarusIT {
+
+    @Test
+    void healthyRunCompletesEveryStepInOrderPassingThePayloadAlong() {
+        String id = operator.startRun("{\"url\":\"https://example.org/report.html\"}");
+        JsonObject run = awaitRun(id, "COMPLETED");
+
+        List<String> steps = run.getJsonArray("steps").stream().map(s -> s.asJsonObject().getString("step")).toList();
+        assertEquals(List.of("fetch", "parse", "index"), steps);
+        run.getJsonArray("steps").forEach(s -> {
+            assertEquals("COMPLETED", s.asJsonObject().getString("state"));
+            assertEquals(1, s.asJsonObject().getInt("attempts"));
+        });
+        JsonObject payload = run.getJsonObject("payload");
+        assertEquals("https://example.org/report.html", payload.getString("title"), "parse saw what fetch produced");
+        assertTrue(payload.getInt("indexedTerms") > 0, "index saw what parse produced");
+        assertEquals(id + ":index:1", payload.getString("indexKey"));
+        assertFalse(run.getBoolean("deadLettered"));
+        assertTrue(broker.messagesOfRun("DLQ." + FETCH, id).isEmpty());
+    }
+
+    @Test
+    void transientFailureIsRedeliveredWithTheStepsBackoffUntilItSucceeds() {
+        String id = operator.startRun("{\"failures\":{\"fetch\":{\"mode\":\"transient\",\"succeedOnAttempt\":3}}}");
+        JsonObject run = awaitRun(id, "COMPLETED");
+
+        JsonObject fetch = executions(run, "fetch").get(0);
+        assertEquals(3, fetch.getInt("attempts"));
+        assertEquals("COMPLETED", fetch.getString("state"));
+        // fetch's policy: 500 ms before the 2nd delivery, 1 s before the 3rd
+        Duration spread = Duration.between(Instant.parse(fetch.getString("firstAttemptAt")), Instant.parse(fetch.getString("lastAttemptAt")));
+        assertTrue(spread.compareTo(Duration.ofMillis(1400)) >= 0, "deliveries 1 to 3 took only " + spread);
+        assertEquals(1, executions(run, "parse").get(0).getInt("attempts"));
+    }
+}

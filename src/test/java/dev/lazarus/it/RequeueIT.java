@@ -1,0 +1,85 @@
+package dev.lazarus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lazarus.it.Api.Response;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Requeue brings a dead-lettered run back once its cause is gone: the demo's "until-requeued" failure plays
+ * an outage that the operator fixed before pressing Requeue.
+ */
+class RequeueIT extends LazarusIT {
+
+    @Test
+    void requeueOverTheApiMovesTheMessageBackExactlyOnceAndTheRunCompletes() {
+        String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"until-requeued\"}}}");
+        long deadLetterId = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        Await.until("the message in DLQ." + INDEX, Duration.ofSeconds(10), () -> broker.messagesOfRun("DLQ." + INDEX, id), m -> m.size() == 1);
+
+        Response byViewer = viewer.post("api/dead-letters/" + deadLetterId + "/requeue", "");
+        assertEquals(403, byViewer.status(), "a viewer may not requeue");
+
+        JsonObject requeued = operator.post("api/dead-letters/" + deadLetterId + "/requeue", "").ok().json();
+        assertEquals("REQUEUED", requeued.getString("status"));
+        assertEquals("operator", requeued.getString("requeuedBy"), "who comes from the login, not the request");
+        assertNotNull(requeued.getString("requeuedAt"));
+        assertEquals("MOVED_FROM_DLQ", requeued.getString("requeueMethod"));
+        assertTrue(broker.messagesOfRun("DLQ." + INDEX, id).isEmpty(), "the message left the DLQ");
+
+        JsonObject run = awaitRun(id, "COMPLETED");
+        assertEquals(1, run.getInt("requeueCount"));
+        List<JsonObject> index = executions(run, "index");
+        assertEquals(2, index.size(), "the failed dispatch is kept next to the requeued one");
+        assertEquals("FAILED", index.get(0).getString("state"));
+        assertEquals(5, index.get(0).getInt("attempts"));
+        assertEquals("COMPLETED", index.get(1).getString("state"));
+        assertEquals(1, index.get(1).getInt("attempts"), "attempts start again after a requeue");
+        assertTrue(broker.messagesOfRun(INDEX, id).isEmpty() && broker.messagesOfRun("DLQ." + INDEX, id).isEmpty(),
+                "no duplicate left anywhere");
+
+        Response again = operator.post("api/dead-letters/" + deadLetterId + "/requeue", "");
+        assertEquals(409, again.status(), "a dead letter is requeued once");
+        assertTrue(again.json().getString("detail").contains("operator"), again.body());
+    }
+
+    @Test
+    void requeueAfterTheDlqMessageWasPurgedDispatchesTheStepFromTheDatabase() {
+        String id = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"until-requeued\"}}}");
+        long deadLetterId = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        Await.until("the message in DLQ." + PARSE, Duration.ofSeconds(10), () -> broker.messagesOfRun("DLQ." + PARSE, id), m -> m.size() == 1);
+        assertEquals(1, broker.purge("DLQ." + PARSE, "lazarusRunId = '" + id + "'"));
+
+        JsonObject requeued = operator.post("api/dead-letters/" + deadLetterId + "/requeue", "").ok().json();
+        assertEquals("REDISPATCHED", requeued.getString("requeueMethod"));
+        awaitRun(id, "COMPLETED");
+    }
+
+    @Test
+    void requeueFromTheAdminPageResumesTheRun() {
+        String id = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"until-requeued\"}}}");
+        awaitRun(id, "DEAD_LETTERED");
+
+        AdminPage viewerPage = new AdminPage(base);
+        viewerPage.signIn("viewer", "viewer-pw");
+        String viewerRow = viewerPage.rowOf(id);
+        assertNotNull(viewerRow, "a viewer sees the dead letter");
+        assertTrue(viewerRow.contains("DEAD LETTER") && viewerRow.contains("Retries exhausted") && viewerRow.contains("parse"), viewerRow);
+        assertFalse(viewerRow.contains(":requeue"), "a viewer is offered no Requeue button");
+
+        AdminPage page = new AdminPage(base);
+        page.signIn("operator", "operator-pw");
+        String answer = page.requeue(id);
+        assertTrue(answer.contains("requeued at step parse"), answer);
+
+        JsonObject run = awaitRun(id, "COMPLETED");
+        assertEquals("REQUEUED", run.getJsonObject("deadLetter").getString("status"));
+        assertEquals("operator", run.getJsonObject("deadLetter").getString("requeuedBy"));
+    }
+}
