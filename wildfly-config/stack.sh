@@ -56,8 +56,10 @@ wildfly_configure() {
     cp -r "$WILDFLY_HOME/standalone" "$base"
     local db_script="$here/datasource-h2.cli"
     if [ "${LAZARUS_DB:-h2}" = postgresql ]; then
-        "$WILDFLY_HOME/bin/jboss-cli.sh" --commands="embed-server --server-config=standalone-full.xml --std-out=discard,module add --name=org.postgresql --resources=$JDBC_DRIVER --dependencies=jakarta.api,jakarta.transaction.api" \
-            > /dev/null 2>&1 || true  # already there from an earlier run
+        if [ ! -d "$WILDFLY_HOME/modules/org/postgresql" ]; then
+            "$WILDFLY_HOME/bin/jboss-cli.sh" --command="module add --name=org.postgresql --resources=$JDBC_DRIVER --dependencies=java.se,jakarta.transaction.api" \
+                > "$STACK_DIR/module.log" 2>&1 || { log "could not add the PostgreSQL driver module"; cat "$STACK_DIR/module.log"; return 1; }
+        fi
         db_script="$here/datasource-postgresql.cli"
     fi
     cat "$here/lazarus.cli" > "$STACK_DIR/configure.cli"
