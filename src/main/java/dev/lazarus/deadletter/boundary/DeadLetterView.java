@@ -1,16 +1,23 @@
 package dev.lazarus.deadletter.boundary;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterEvent;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
-/** A dead letter as the API shows it. Lists leave out the stack trace and the run snapshot. */
+/**
+ * A dead letter as the API shows it. Lists leave out the stack trace, the run snapshot, the raw body and the
+ * audit trail; the detail has them all.
+ */
 public record DeadLetterView(long id, String reason, String reasonLabel, String severity, int priority, String status,
                              UUID runId, String pipeline, String step, String queue, String deadLetterQueue,
+                             boolean dlqMessageMissing, Instant dlqCheckedAt,
                              String messageId, Long generation, int attempts, String exceptionClass,
                              String errorMessage, String stackTrace, String runSnapshot, String messageBody,
                              String detectedBy, Instant createdAt, Instant updatedAt, String requeuedBy,
-                             Instant requeuedAt, String requeueMethod) {
+                             Instant requeuedAt, String requeueMethod, String closedBy, Instant closedAt,
+                             List<EventView> history) {
 
     public static DeadLetterView summary(DeadLetter d) {
         return of(d, false);
@@ -23,8 +30,19 @@ public record DeadLetterView(long id, String reason, String reasonLabel, String 
     private static DeadLetterView of(DeadLetter d, boolean detail) {
         return new DeadLetterView(d.id(), d.reason().name(), d.reason().label(), d.reason().severity().name(),
                 d.reason().priority(), d.status().name(), d.runId(), d.pipeline(), d.stepName(), d.queue(),
-                d.deadLetterQueue(), d.messageId(), d.generation(), d.attempts(), d.exceptionClass(), d.errorMessage(),
+                d.deadLetterQueue(), d.dlqMessageMissing(), d.dlqCheckedAt(), d.messageId(), d.generation(), d.attempts(),
+                d.exceptionClass(), d.errorMessage(),
                 detail ? d.stackTrace() : null, detail ? d.runSnapshot() : null, detail ? d.messageBody() : null,
-                d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod());
+                d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod(),
+                d.closedBy(), d.closedAt(), detail ? d.events().stream().map(EventView::of).toList() : null);
+    }
+
+    /** One entry of the audit trail. */
+    public record EventView(Instant at, String actor, String action, String fromStatus, String toStatus, String note) {
+        static EventView of(DeadLetterEvent e) {
+            return new EventView(e.at(), e.actor(), e.action().name(),
+                    e.fromStatus() == null ? null : e.fromStatus().name(),
+                    e.toStatus() == null ? null : e.toStatus().name(), e.note());
+        }
     }
 }

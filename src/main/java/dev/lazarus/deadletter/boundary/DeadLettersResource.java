@@ -1,9 +1,12 @@
 package dev.lazarus.deadletter.boundary;
 
+import dev.lazarus.deadletter.control.DeadLetterStats;
 import dev.lazarus.deadletter.control.DeadLetters;
+import dev.lazarus.deadletter.control.Investigations;
 import dev.lazarus.deadletter.control.RequeueService;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
@@ -15,20 +18,33 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import java.io.InputStream;
 import java.util.Arrays;
 import java.util.UUID;
 
-/** Dead letters over HTTP: list (newest first, filtered, paginated), one in detail, and requeue. */
+/**
+ * Dead letters over HTTP: lists (newest first, or in triage order), statistics, one in detail with its audit
+ * trail, and the investigation workflow's actions (operator only; the actor is the authenticated caller).
+ */
 @Path("dead-letters")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class DeadLettersResource {
+
+    /** A note has at most 4000 characters; the body around it a little more. */
+    static final int MAX_BODY = 16 * 1024;
 
     @Inject
     DeadLetters deadLetters;
 
     @Inject
     RequeueService requeueService;
+
+    @Inject
+    Investigations investigations;
+
+    @Inject
+    DeadLetterStats stats;
 
     @GET
     public Page<DeadLetterView> list(@QueryParam("reason") String reason, @QueryParam("status") String status,
@@ -43,6 +59,26 @@ public class DeadLettersResource {
                 deadLetters.count(filter), first, size);
     }
 
+    /** Totals per reason and status, the oldest open one, the newest, and the average time to resolution. */
+    @GET
+    @Path("stats")
+    public DeadLetterStats.Stats stats() {
+        return stats.stats();
+    }
+
+    /** Open dead letters in triage order: the reason's priority, then age. */
+    @GET
+    @Path("investigation-queue")
+    public Page<DeadLetterView> investigationQueue(@QueryParam("reason") String reason, @QueryParam("pipeline") String pipeline,
+                                                   @QueryParam("step") String step,
+                                                   @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
+        DeadLetterReason wanted = parse(DeadLetterReason.class, "reason", reason);
+        int first = Page.offset(offset);
+        int size = Page.limit(limit);
+        return new Page<>(stats.investigationQueue(wanted, pipeline, step, first, size).stream().map(DeadLetterView::summary).toList(),
+                stats.investigationQueueSize(wanted, pipeline, step), first, size);
+    }
+
     @GET
     @Path("{id}")
     public DeadLetterView get(@PathParam("id") long id) {
@@ -54,6 +90,42 @@ public class DeadLettersResource {
     @Path("{id}/requeue")
     public DeadLetterView requeue(@PathParam("id") long id) {
         return DeadLetterView.detail(requeueService.requeue(id));
+    }
+
+    /** Takes it into investigation; body optional: {@code {"note": "..."}}. */
+    @POST
+    @Path("{id}/investigate")
+    public DeadLetterView investigate(@PathParam("id") long id, InputStream body) {
+        return DeadLetterView.detail(investigations.startInvestigation(id, note(body, false)));
+    }
+
+    /** Adds a note: {@code {"note": "..."}}. */
+    @POST
+    @Path("{id}/notes")
+    public DeadLetterView addNote(@PathParam("id") long id, InputStream body) {
+        return DeadLetterView.detail(investigations.addNote(id, note(body, true)));
+    }
+
+    /** Closes it as resolved by hand: {@code {"note": "what was done"}}. */
+    @POST
+    @Path("{id}/resolve")
+    public DeadLetterView resolve(@PathParam("id") long id, InputStream body) {
+        return DeadLetterView.detail(investigations.resolve(id, note(body, true)));
+    }
+
+    /** Closes it as not worth bringing back: {@code {"note": "why"}}. The evidence is kept. */
+    @POST
+    @Path("{id}/discard")
+    public DeadLetterView discard(@PathParam("id") long id, InputStream body) {
+        return DeadLetterView.detail(investigations.discard(id, note(body, true)));
+    }
+
+    private static String note(InputStream body, boolean required) {
+        String note = JsonBodies.optionalString(JsonBodies.readOptionalObject(body, MAX_BODY, "{\"note\": \"...\"}"), "note");
+        if (required && (note == null || note.isBlank())) {
+            throw Problem.badRequest("'note' is required: say what was done or why");
+        }
+        return note;
     }
 
     static <E extends Enum<E>> E parse(Class<E> type, String name, String value) {

@@ -29,6 +29,8 @@ public class DeadLetterQueues {
     static final String ORIGINAL_ADDRESS = "_AMQ_ORIG_ADDRESS";
     static final String ORIGINAL_QUEUE = "_AMQ_ORIG_QUEUE";
     public static final String REASON = "lazarusReason";
+    /** On messages Lazarus parked itself: the dead letter that explains them. */
+    public static final String DEAD_LETTER_ID = "lazarusDeadLetterId";
 
     /** How long a requeue waits for its run's message to be handed over by the broker. */
     private static final long TAKE_TIMEOUT_MILLIS = 1000;
@@ -37,7 +39,7 @@ public class DeadLetterQueues {
     JMSContext jms;
 
     /** Copies {@code message} (body and properties) into {@code DLQ.<queue>}, marked like a broker move. */
-    public void park(Message message, String queue, DeadLetterReason reason) {
+    public void park(Message message, String queue, DeadLetterReason reason, Long deadLetterId) {
         try {
             Message copy = copyOf(message);
             for (String name : Collections.list(propertyNames(message))) {
@@ -48,6 +50,9 @@ public class DeadLetterQueues {
             copy.setStringProperty(ORIGINAL_ADDRESS, queue);
             copy.setStringProperty(ORIGINAL_QUEUE, queue);
             copy.setStringProperty(REASON, reason.name());
+            if (deadLetterId != null) {
+                copy.setLongProperty(DEAD_LETTER_ID, deadLetterId);
+            }
             jms.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
                     .send(jms.createQueue(StepDefinition.DEAD_LETTER_QUEUE_PREFIX + queue), copy);

@@ -24,6 +24,7 @@ public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId
 
     public static final String CONSUMER = "consumer";
     public static final String SWEEPER = "sweeper";
+    public static final String RECONCILER = "reconciler";
 
     public DeadLetterReport {
         Objects.requireNonNull(reason, "reason");
@@ -51,6 +52,11 @@ public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId
                                               long generation, int attempts, String problem) {
         return new DeadLetterReport(reason, step.queue(), runId, step.pipeline(), step.name(), generation, null,
                 null, attempts, null, problem, null, true, SWEEPER);
+    }
+
+    /** Whether this report is about the run's current dispatch (reports without a generation always are). */
+    public boolean concerns(long runGeneration) {
+        return generation == null || generation == runGeneration;
     }
 
     public String deadLetterQueue() {

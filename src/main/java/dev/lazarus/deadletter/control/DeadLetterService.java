@@ -1,6 +1,9 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.StepExecution;
 import dev.lazarus.pipeline.entity.StepState;
@@ -14,7 +17,10 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -52,11 +58,19 @@ public class DeadLetterService {
                 .withMessage(report.messageId(), report.messageBody())
                 .withError(report.exceptionClass(), report.errorMessage(), report.stackTrace(), report.attempts());
         Run run = report.runId() == null ? null : em.find(Run.class, report.runId());
-        if (run != null) {
+        if (run != null && report.concerns(run.generation())) {
             deadLetter.forRun(run.id(), run.pipeline(), report.step() != null ? report.step() : run.currentStep(), run.generation())
                     .withRunSnapshot(snapshot(run));
-            run.deadLetter(report.fence(), now);
-            failCurrentStep(run, report);
+            if (run.state().isLive()) {
+                run.deadLetter(report.fence(), now);
+                failCurrentStep(run, report);
+            }
+        } else if (run != null) {
+            // A message of an earlier dispatch: the run has moved on (requeued, completed), so it is evidence
+            // only, and does not take the run's one open dead-letter slot.
+            deadLetter.forRun(run.id(), run.pipeline(), report.step(), report.generation())
+                    .withRunSnapshot(snapshot(run))
+                    .detachedFromRun();
         } else if (report.runId() != null) {
             deadLetter.forRun(report.runId(), report.pipeline(), report.step(), report.generation());
         }
@@ -82,8 +96,79 @@ public class DeadLetterService {
      */
     public DeadLetter reject(DeadLetterReport report, Message message) {
         DeadLetter deadLetter = record(report);
-        deadLetterQueues.park(message, report.queue(), report.reason());
+        deadLetterQueues.park(message, report.queue(), report.reason(), deadLetter.id());
         return deadLetter;
+    }
+
+    /**
+     * The dead letter that explains a message found in a DLQ, recording one if there is none: in a
+     * transaction of its own, so each message is settled on its own.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public Explanation explain(StepDefinition step, DlqMessage message) {
+        Optional<DeadLetter> known = Optional.ofNullable(message.deadLetterId()).map(id -> em.find(DeadLetter.class, id));
+        if (known.isEmpty() && message.runId() != null && message.generation() != null) {
+            known = findForDispatch(message.runId(), message.generation());
+        }
+        if (known.isEmpty() && message.messageId() != null) {
+            known = em.createQuery("select d from DeadLetter d where d.messageId = :id", DeadLetter.class)
+                    .setParameter("id", message.messageId()).setMaxResults(1).getResultStream().findFirst();
+        }
+        if (known.isPresent()) {
+            return new Explanation(known.get().id(), false);
+        }
+        DeadLetterReport report = message.runId() == null
+                ? new DeadLetterReport(DeadLetterReason.MALFORMED_MESSAGE, step.queue(), null, null, null, null,
+                        message.messageId(), message.body(), 0, null,
+                        "found in " + step.deadLetterQueue() + " with no diagnostics: " + message.problem(), null, false,
+                        DeadLetterReport.RECONCILER)
+                : new DeadLetterReport(DeadLetterReason.RETRIES_EXHAUSTED, step.queue(), message.runId(), step.pipeline(),
+                        message.step() != null ? message.step() : step.name(), message.generation(), message.messageId(), null,
+                        step.retryPolicy().maxDeliveryAttempts(), null,
+                        "found in " + step.deadLetterQueue() + " with no diagnostics: the broker dead-lettered it after its"
+                                + " retries but the consumer could not record why (the exception is not known)",
+                        null, false, DeadLetterReport.RECONCILER);
+        return new Explanation(record(report).id(), true);
+    }
+
+    /**
+     * Updates whether the open dead letters of {@code deadLetterQueue} (older than {@code createdBefore}, of a
+     * reason that parks its message) still have their message there.
+     *
+     * @return how many were newly flagged missing
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public int checkDlqMessages(String deadLetterQueue, Set<Long> present, Instant createdBefore, Instant now) {
+        List<DeadLetterReason> parking = Arrays.stream(DeadLetterReason.values()).filter(DeadLetterReason::parksMessage).toList();
+        int flagged = 0;
+        for (DeadLetter deadLetter : em.createQuery("select d from DeadLetter d where d.deadLetterQueue = :dlq"
+                        + " and d.status in :open and d.reason in :parking and d.createdAt < :before", DeadLetter.class)
+                .setParameter("dlq", deadLetterQueue)
+                .setParameter("open", List.of(DeadLetterStatus.PENDING, DeadLetterStatus.INVESTIGATING))
+                .setParameter("parking", parking)
+                .setParameter("before", createdBefore)
+                .getResultList()) {
+            boolean wasMissing = deadLetter.dlqMessageMissing();
+            deadLetter.dlqMessagePresent(present.contains(deadLetter.id()), now);
+            if (!wasMissing && deadLetter.dlqMessageMissing()) {
+                flagged++;
+                LOG.log(Level.WARNING, "Dead letter {0}: its message is no longer in {1}", new Object[] {deadLetter.id(), deadLetterQueue});
+            }
+        }
+        return flagged;
+    }
+
+    public record Explanation(long deadLetterId, boolean recordedNow) {
+    }
+
+    /** The dead letter recorded for this dispatch of the run, open or not. */
+    public Optional<DeadLetter> findForDispatch(UUID runId, long generation) {
+        return em.createQuery("select d from DeadLetter d where d.runId = :run and d.generation = :generation order by d.id", DeadLetter.class)
+                .setParameter("run", runId)
+                .setParameter("generation", generation)
+                .setMaxResults(1)
+                .getResultStream()
+                .findFirst();
     }
 
     public Optional<DeadLetter> findOpen(UUID runId) {

@@ -65,7 +65,7 @@ public class RequeueService {
         }
         if (!deadLetter.isOpen()) {
             throw Problem.conflict("dead letter " + deadLetterId + " is already " + deadLetter.status()
-                    + (deadLetter.requeuedBy() != null ? " (by " + deadLetter.requeuedBy() + " at " + deadLetter.requeuedAt() + ")" : ""));
+                    + (deadLetter.closedBy() != null ? " (by " + deadLetter.closedBy() + " at " + deadLetter.closedAt() + ")" : ""));
         }
         if (!deadLetter.canBeRequeued()) {
             throw Problem.conflict("dead letter " + deadLetterId + " (" + deadLetter.reason()

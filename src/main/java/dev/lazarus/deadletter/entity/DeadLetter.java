@@ -1,5 +1,6 @@
 package dev.lazarus.deadletter.entity;
 
+import jakarta.persistence.CascadeType;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
@@ -7,9 +8,15 @@ import jakarta.persistence.Enumerated;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
+import jakarta.persistence.OneToMany;
+import jakarta.persistence.OrderBy;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -20,6 +27,10 @@ import java.util.UUID;
  * <p>{@code openRunId} equals {@code runId} while the dead letter is open and is cleared when it is closed;
  * a unique constraint on it lets the database, not just the code, guarantee one open dead letter per run.
  * There is deliberately no foreign key to the run: the evidence must survive the run row.
+ *
+ * <p>The investigation workflow is a small state machine: {@code PENDING} → {@code INVESTIGATING} →
+ * {@code REQUEUED} | {@code RESOLVED_MANUALLY} | {@code DISCARDED} (the last three also straight from
+ * pending). Every step, and every note, is appended to the audit trail with the actor.
  */
 @Entity
 @Table(name = "dead_letter")
@@ -98,6 +109,22 @@ public class DeadLetter {
     @Column(name = "requeue_method", length = 20)
     private String requeueMethod;
 
+    @Column(name = "closed_at")
+    private Instant closedAt;
+
+    @Column(name = "closed_by", length = 100)
+    private String closedBy;
+
+    @Column(name = "dlq_message_missing", nullable = false)
+    private boolean dlqMessageMissing;
+
+    @Column(name = "dlq_checked_at")
+    private Instant dlqCheckedAt;
+
+    @OneToMany(mappedBy = "deadLetter", cascade = CascadeType.ALL, orphanRemoval = true)
+    @OrderBy("at, id")
+    private List<DeadLetterEvent> events = new ArrayList<>();
+
     @Version
     private long version;
 
@@ -113,6 +140,7 @@ public class DeadLetter {
         this.status = DeadLetterStatus.PENDING;
         this.createdAt = now;
         this.updatedAt = now;
+        events.add(new DeadLetterEvent(this, now, detectedBy, DeadLetterAction.CREATED, null, DeadLetterStatus.PENDING, null));
     }
 
     public DeadLetter forRun(UUID run, String pipelineName, String step, Long runGeneration) {
@@ -121,6 +149,12 @@ public class DeadLetter {
         this.pipeline = pipelineName;
         this.stepName = step;
         this.generation = runGeneration;
+        return this;
+    }
+
+    /** Evidence about an earlier dispatch of a run that has moved on: it does not hold the run's open slot. */
+    public DeadLetter detachedFromRun() {
+        this.openRunId = null;
         return this;
     }
 
@@ -151,17 +185,87 @@ public class DeadLetter {
         return isOpen() && runId != null && stepName != null;
     }
 
+    /** An operator starts looking into it; others can see it is taken. */
+    public void startInvestigation(String operator, String note, Instant now) {
+        if (status != DeadLetterStatus.PENDING) {
+            throw new IllegalStateException("dead letter " + id + " is " + status + "; only a pending one can be taken into investigation");
+        }
+        transition(DeadLetterStatus.INVESTIGATING, DeadLetterAction.INVESTIGATION_STARTED, operator, note, now);
+    }
+
+    /** Notes can be added at any time, also after the dead letter is closed. */
+    public void addNote(String author, String note, Instant now) {
+        events.add(new DeadLetterEvent(this, now, requireActor(author), DeadLetterAction.NOTE, status, status, requireNote(note)));
+        updatedAt = now;
+    }
+
     /** The run was brought back by {@code operator}; {@code method} says whether its DLQ message was moved. */
     public void requeued(String operator, String method, Instant now) {
-        if (!isOpen()) {
-            throw new IllegalStateException("dead letter " + id + " is " + status + " and cannot be requeued");
-        }
-        status = DeadLetterStatus.REQUEUED;
-        openRunId = null;
-        requeuedBy = Objects.requireNonNull(operator, "operator");
+        close(DeadLetterStatus.REQUEUED, DeadLetterAction.REQUEUED, operator, method, now);
+        requeuedBy = operator;
         requeueMethod = method;
         requeuedAt = now;
+    }
+
+    /** The cause was dealt with outside Lazarus; the run stays where it stopped. */
+    public void resolve(String operator, String note, Instant now) {
+        close(DeadLetterStatus.RESOLVED_MANUALLY, DeadLetterAction.RESOLVED, operator, requireNote(note), now);
+    }
+
+    /** Not worth bringing back. The evidence (this row, the DLQ message) is kept all the same. */
+    public void discard(String operator, String note, Instant now) {
+        close(DeadLetterStatus.DISCARDED, DeadLetterAction.DISCARDED, operator, requireNote(note), now);
+    }
+
+    /** What the reconciler found in the DLQ; a change is recorded in the audit trail. */
+    public void dlqMessagePresent(boolean present, Instant now) {
+        dlqCheckedAt = now;
+        if (dlqMessageMissing == present) {
+            dlqMessageMissing = !present;
+            events.add(new DeadLetterEvent(this, now, "reconciler",
+                    present ? DeadLetterAction.DLQ_MESSAGE_FOUND : DeadLetterAction.DLQ_MESSAGE_MISSING, status, status,
+                    present ? "the message is in " + deadLetterQueue + " again"
+                            : "the message is no longer in " + deadLetterQueue + " (purged or moved by hand?)"));
+        }
+    }
+
+    /** How long it took from dead letter to closed, if it is closed. */
+    public Duration timeToResolution() {
+        return closedAt == null ? null : Duration.between(createdAt, closedAt);
+    }
+
+    private void close(DeadLetterStatus to, DeadLetterAction action, String operator, String note, Instant now) {
+        if (!isOpen()) {
+            throw new IllegalStateException("dead letter " + id + " is already " + status
+                    + (closedBy != null ? " (by " + closedBy + " at " + closedAt + ")" : ""));
+        }
+        transition(to, action, operator, note, now);
+        openRunId = null;
+        closedAt = now;
+        closedBy = operator;
+    }
+
+    private void transition(DeadLetterStatus to, DeadLetterAction action, String actor, String note, Instant now) {
+        events.add(new DeadLetterEvent(this, now, requireActor(actor), action, status, to, note));
+        status = to;
         updatedAt = now;
+    }
+
+    private static String requireActor(String actor) {
+        if (actor == null || actor.isBlank()) {
+            throw new IllegalArgumentException("every action on a dead letter needs an actor");
+        }
+        return actor;
+    }
+
+    private static String requireNote(String note) {
+        if (note == null || note.isBlank()) {
+            throw new IllegalArgumentException("a note must not be empty");
+        }
+        if (note.length() > 4000) {
+            throw new IllegalArgumentException("a note has at most 4000 characters, this one " + note.length());
+        }
+        return note;
     }
 
     static String truncate(String text, int max) {
@@ -193,4 +297,9 @@ public class DeadLetter {
     public String requeuedBy() { return requeuedBy; }
     public Instant requeuedAt() { return requeuedAt; }
     public String requeueMethod() { return requeueMethod; }
+    public Instant closedAt() { return closedAt; }
+    public String closedBy() { return closedBy; }
+    public boolean dlqMessageMissing() { return dlqMessageMissing; }
+    public Instant dlqCheckedAt() { return dlqCheckedAt; }
+    public List<DeadLetterEvent> events() { return Collections.unmodifiableList(events); }
 }

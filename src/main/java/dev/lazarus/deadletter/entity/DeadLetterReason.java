@@ -2,29 +2,30 @@ package dev.lazarus.deadletter.entity;
 
 /**
  * The reason registry: every way a run can stop, with what an operator needs to triage it. Both detection
- * paths (the consumer inline, the sweeper) use these codes and nothing else; adding a reason is one entry.
- * Lower {@code priority} numbers are looked at first.
+ * paths (the consumer inline, the sweeper, the reconciler) use these codes and nothing else; adding a
+ * reason is one entry. Lower {@code priority} numbers are looked at first. {@code parksMessage}: a dead
+ * letter of this reason has its message in the step's DLQ (the reconciler checks that it is still there).
  */
 public enum DeadLetterReason {
-    RETRIES_EXHAUSTED("Retries exhausted", Severity.ERROR, 3,
+    RETRIES_EXHAUSTED("Retries exhausted", Severity.ERROR, 3, true,
             "The step failed on every delivery its retry policy allows."),
-    NON_RETRYABLE("Non-retryable failure", Severity.ERROR, 2,
+    NON_RETRYABLE("Non-retryable failure", Severity.ERROR, 2, true,
             "The handler declared the failure permanent; retrying cannot help."),
-    MALFORMED_MESSAGE("Malformed message", Severity.WARNING, 4,
+    MALFORMED_MESSAGE("Malformed message", Severity.WARNING, 4, true,
             "The message on the step queue is not a Lazarus step message."),
-    UNKNOWN_STEP("Unknown pipeline or step", Severity.WARNING, 4,
+    UNKNOWN_STEP("Unknown pipeline or step", Severity.WARNING, 4, true,
             "The message names a pipeline or step this queue does not serve."),
-    RUN_NOT_FOUND("Run not found", Severity.WARNING, 5,
+    RUN_NOT_FOUND("Run not found", Severity.WARNING, 5, true,
             "The message names a run the database does not have (deleted or never committed)."),
-    STUCK_IN_PROGRESS("Stuck in progress", Severity.CRITICAL, 1,
+    STUCK_IN_PROGRESS("Stuck in progress", Severity.CRITICAL, 1, false,
             "A consumer started the step and gave no sign of life within the threshold."),
-    WAITING_TOO_LONG("Waiting too long", Severity.CRITICAL, 1,
+    WAITING_TOO_LONG("Waiting too long", Severity.CRITICAL, 1, false,
             "The step was dispatched but no consumer picked it up within the threshold."),
-    UNRECOVERED_ERROR("Unrecovered error", Severity.ERROR, 2,
+    UNRECOVERED_ERROR("Unrecovered error", Severity.ERROR, 2, false,
             "The step failed and did not recover within the recovery window."),
-    REQUEUE_LIMIT("Requeue limit reached", Severity.ERROR, 2,
+    REQUEUE_LIMIT("Requeue limit reached", Severity.ERROR, 2, false,
             "The run was requeued too often; parked instead of looping."),
-    MANUAL("Dead-lettered by an operator", Severity.INFO, 6,
+    MANUAL("Dead-lettered by an operator", Severity.INFO, 6, false,
             "An operator stopped the run by hand.");
 
     public enum Severity { INFO, WARNING, ERROR, CRITICAL }
@@ -32,12 +33,14 @@ public enum DeadLetterReason {
     private final String label;
     private final Severity severity;
     private final int priority;
+    private final boolean parksMessage;
     private final String description;
 
-    DeadLetterReason(String label, Severity severity, int priority, String description) {
+    DeadLetterReason(String label, Severity severity, int priority, boolean parksMessage, String description) {
         this.label = label;
         this.severity = severity;
         this.priority = priority;
+        this.parksMessage = parksMessage;
         this.description = description;
     }
 
@@ -45,4 +48,5 @@ public enum DeadLetterReason {
     public Severity severity() { return severity; }
     public int priority() { return priority; }
     public String description() { return description; }
+    public boolean parksMessage() { return parksMessage; }
 }

@@ -5,12 +5,11 @@ import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
-import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -24,9 +23,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.UUID;
@@ -95,31 +92,11 @@ public class RunsResource {
                 runs.count(wanted, pipeline), first, size);
     }
 
-    /** Reads at most the allowed size (plus room for the envelope), so an oversized body is never held whole. */
+    /** The whole request may be the payload limit plus room for the envelope. */
     private JsonObject readRequest(InputStream body) {
-        int limit = maxPayloadBytes + 4096;
-        byte[] bytes;
-        try {
-            bytes = body == null ? new byte[0] : body.readNBytes(limit + 1);
-        } catch (IOException e) {
-            throw Problem.badRequest("the request body could not be read: " + e.getMessage());
-        }
-        if (bytes.length > limit) {
-            throw Problem.tooLarge("the request is larger than " + limit + " bytes; payloads may have at most "
-                    + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
-        }
-        if (bytes.length == 0) {
-            throw Problem.badRequest("the request body is empty; expected {\"pipeline\": \"...\", \"payload\": {...}}");
-        }
-        try (var reader = Json.createReader(new StringReader(new String(bytes, StandardCharsets.UTF_8)))) {
-            JsonValue value = reader.readValue();
-            if (value.getValueType() != JsonValue.ValueType.OBJECT) {
-                throw Problem.badRequest("the request body must be a JSON object");
-            }
-            return value.asJsonObject();
-        } catch (JsonException e) {
-            throw Problem.badRequest("the request body is not valid JSON: " + e.getMessage());
-        }
+        return JsonBodies.readObject(body, maxPayloadBytes + 4096, "{\"pipeline\": \"...\", \"payload\": {...}}",
+                "the request is larger than " + (maxPayloadBytes + 4096) + " bytes; payloads may have at most "
+                        + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
     }
 
     private static RunState state(String value) {

@@ -1,6 +1,5 @@
 package dev.lazarus.pipeline.control;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -58,12 +57,12 @@ public final class PipelineDefinition {
         }
 
         public Builder step(String stepName, String queue, Class<? extends StepHandler> handler, RetryPolicy policy) {
-            return step(stepName, queue, handler, policy, null);
+            return step(stepName, queue, handler, policy, Staleness.DEFAULTS);
         }
 
         public Builder step(String stepName, String queue, Class<? extends StepHandler> handler, RetryPolicy policy,
-                            Duration stuckAfter) {
-            steps.add(new StepDefinition(name, stepName, queue, handler, policy, stuckAfter));
+                            Staleness staleness) {
+            steps.add(new StepDefinition(name, stepName, queue, handler, policy, staleness));
             return this;
         }
 

@@ -1,15 +1,13 @@
 package dev.lazarus.pipeline.control;
 
-import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
- * One step of a pipeline: its handler, the queue its messages travel on, its retry policy and, optionally,
- * how long it may run without a heartbeat before the sweeper calls it stuck (the global default otherwise).
+ * One step of a pipeline: its handler, the queue its messages travel on, its retry policy and its
+ * staleness thresholds (how long it may sit in each state before the sweeper gives up on it).
  */
 public record StepDefinition(String pipeline, String name, String queue, Class<? extends StepHandler> handler,
-                             RetryPolicy retryPolicy, Duration stuckAfter) {
+                             RetryPolicy retryPolicy, Staleness staleness) {
 
     /** Prefix of every step's own dead-letter queue: {@code DLQ.<queue>}. */
     public static final String DEAD_LETTER_QUEUE_PREFIX = "DLQ.";
@@ -20,17 +18,11 @@ public record StepDefinition(String pipeline, String name, String queue, Class<?
         requireName(queue, "queue");
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(retryPolicy, "retryPolicy");
-        if (stuckAfter != null && (stuckAfter.isZero() || stuckAfter.isNegative())) {
-            throw new IllegalArgumentException("stuckAfter must be positive, was " + stuckAfter);
-        }
+        Objects.requireNonNull(staleness, "staleness");
     }
 
     public String deadLetterQueue() {
         return DEAD_LETTER_QUEUE_PREFIX + queue;
-    }
-
-    public Optional<Duration> stuckAfterOverride() {
-        return Optional.ofNullable(stuckAfter);
     }
 
     static void requireName(String value, String what) {

@@ -86,7 +86,8 @@ public class StepProcessor {
                 yield Outcome.COMMIT;
             }
             case PARK -> {
-                deadLetterQueues.park(message, queue, DeadLetterReason.NON_RETRYABLE);
+                deadLetterQueues.park(message, queue, DeadLetterReason.NON_RETRYABLE,
+                        deadLetters.findForDispatch(stepMessage.runId(), stepMessage.generation()).map(d -> d.id()).orElse(null));
                 LOG.log(Level.INFO, "Parked {0} in {1}: {2}", new Object[] {stepMessage.idempotencyKey(), step.deadLetterQueue(), admission.detail()});
                 yield Outcome.COMMIT;
             }
@@ -106,11 +107,11 @@ public class StepProcessor {
             if (output == null) {
                 throw new IllegalStateException(step.handler().getSimpleName() + " returned no payload");
             }
-        } catch (PermanentStepFailure e) {
-            deadLetters.recordAlone(DeadLetterReport.stepFailed(DeadLetterReason.NON_RETRYABLE, step, message.runId(),
-                    message.generation(), messageId, attempt, e));
-            return Outcome.ROLL_BACK; // undo the handler's work; the redelivery is parked in the DLQ
         } catch (Exception e) {
+            if (isNonRetryable(e)) {
+                recordFinalFailure(DeadLetterReason.NON_RETRYABLE, message, step, attempt, messageId, e);
+                return Outcome.ROLL_BACK; // undo the handler's work; the redelivery is parked in the DLQ
+            }
             return failed(message, step, attempt, messageId, e);
         }
         try {
@@ -126,8 +127,7 @@ public class StepProcessor {
     private Outcome failed(StepMessage message, StepDefinition step, int attempt, String messageId, Exception failure) {
         if (step.retryPolicy().isLastAttempt(attempt)) {
             // Recorded before the broker moves the message: the broker never sees the exception.
-            deadLetters.recordAlone(DeadLetterReport.stepFailed(DeadLetterReason.RETRIES_EXHAUSTED, step, message.runId(),
-                    message.generation(), messageId, attempt, failure));
+            recordFinalFailure(DeadLetterReason.RETRIES_EXHAUSTED, message, step, attempt, messageId, failure);
         } else {
             LOG.log(Level.WARNING, "Run {0} step {1} attempt {2} of {3} failed, the broker redelivers after {4}: {5}",
                     new Object[] {message.runId(), step.name(), attempt, step.retryPolicy().maxDeliveryAttempts(),
@@ -137,10 +137,37 @@ public class StepProcessor {
         return Outcome.ROLL_BACK;
     }
 
+    /**
+     * Records why the step gave up, in a transaction of its own. If even that fails (the database is away),
+     * the consumer still rolls back: the broker moves the message to the DLQ regardless, and the reconciler
+     * records the dead letter from there once the database is back. Nothing is lost, only delayed.
+     */
+    private void recordFinalFailure(DeadLetterReason reason, StepMessage message, StepDefinition step, int attempt,
+                                    String messageId, Exception failure) {
+        try {
+            deadLetters.recordAlone(DeadLetterReport.stepFailed(reason, step, message.runId(), message.generation(),
+                    messageId, attempt, failure));
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}: {2}); the broker keeps the message in {3}"
+                    + " and the reconciler will record it: {4}", new Object[] {message.idempotencyKey(), reason,
+                    String.valueOf(failure), step.deadLetterQueue(), rootMessage(e)});
+        }
+    }
+
     private Outcome reject(DeadLetterReason reason, String queue, StepMessage parsed, Message message, int delivery, String problem) {
         deadLetters.reject(DeadLetterReport.messageRejected(reason, queue, parsed == null ? null : parsed.runId(),
                 parsed == null ? null : parsed.step(), messageId(message), bodyOf(message), delivery, problem), message);
         return Outcome.COMMIT; // acknowledges the original: its copy is in the DLQ
+    }
+
+    /** Whether the failure, or anything in its cause chain, is declared {@link NonRetryable}. */
+    static boolean isNonRetryable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getClass().isAnnotationPresent(NonRetryable.class)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static JsonObject parse(String payload) {

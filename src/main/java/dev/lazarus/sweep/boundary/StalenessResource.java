@@ -1,0 +1,81 @@
+package dev.lazarus.sweep.boundary;
+
+import dev.lazarus.platform.boundary.Page;
+import dev.lazarus.platform.control.Problem;
+import dev.lazarus.sweep.control.LiveRuns;
+import dev.lazarus.sweep.control.StalenessRules.Health;
+import dev.lazarus.sweep.control.Sweeps;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/** Live runs by health ({@code GET /api/staleness}), and a sweep on demand ({@code POST /api/staleness/sweep}). */
+@Path("staleness")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class StalenessResource {
+
+    @Inject
+    LiveRuns liveRuns;
+
+    @Inject
+    Sweeps sweeps;
+
+    @Inject
+    Clock clock;
+
+    @GET
+    public StalenessPage staleness(@QueryParam("health") String health, @QueryParam("pipeline") String pipeline,
+                                   @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
+        Health wanted = health(health);
+        List<LiveRuns.Assessment> all = liveRuns.assess(clock.instant(), pipeline);
+        Map<Health, Long> counts = new EnumMap<>(Health.class);
+        for (Health h : Health.values()) {
+            counts.put(h, all.stream().filter(a -> a.health() == h).count());
+        }
+        List<LiveRuns.Assessment> matching = all.stream()
+                .filter(a -> wanted == null || a.health() == wanted)
+                .sorted((a, b) -> Double.compare(b.ratio(), a.ratio()))
+                .toList();
+        int first = Page.offset(offset);
+        int size = Page.limit(limit);
+        List<LiveRuns.Assessment> page = matching.subList(Math.min(first, matching.size()), Math.min(first + size, matching.size()));
+        return new StalenessPage(page, matching.size(), first, size, counts, all.size() >= LiveRuns.MAX_ASSESSED);
+    }
+
+    /** Runs one sweep now, on this node (operator only); returns what it did. */
+    @POST
+    @Path("sweep")
+    public Sweeps.SweepReport sweepNow() {
+        return sweeps.sweep();
+    }
+
+    private static Health health(String value) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        try {
+            return Health.valueOf(value.trim().toUpperCase());
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest("health must be one of " + Arrays.toString(Health.values()) + ", was '" + value + "'");
+        }
+    }
+
+    /**
+     * @param counts    live runs per health, over everything assessed
+     * @param truncated more live runs exist than the view assesses ({@value LiveRuns#MAX_ASSESSED})
+     */
+    public record StalenessPage(List<LiveRuns.Assessment> items, long total, int offset, int limit,
+                                Map<Health, Long> counts, boolean truncated) {
+    }
+}

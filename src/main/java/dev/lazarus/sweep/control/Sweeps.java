@@ -1,0 +1,89 @@
+package dev.lazarus.sweep.control;
+
+import dev.lazarus.deadletter.control.DeadLetterReconciler;
+import dev.lazarus.sweep.control.StalenessRules.Kind;
+import jakarta.ejb.EJBException;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * One sweep, as every node runs it: dead-letter the stale runs of each kind (in bounded batches), then
+ * reconcile the dead-letter queues with the diagnostics. Safe when several nodes sweep at once.
+ */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class Sweeps {
+
+    private static final Logger LOG = Logger.getLogger(Sweeps.class.getName());
+
+    @Inject
+    StaleRuns staleRuns;
+
+    @Inject
+    DeadLetterReconciler reconciler;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    @ConfigProperty(name = "lazarus.sweep.batch-size", defaultValue = "500")
+    int batchSize;
+
+    public SweepReport sweep() {
+        Instant now = clock.instant();
+        Map<Kind, Integer> deadLettered = new EnumMap<>(Kind.class);
+        int candidates = 0;
+        for (Kind kind : Kind.values()) {
+            List<UUID> stale = staleRuns.candidates(kind, now, batchSize);
+            candidates += stale.size();
+            int count = 0;
+            for (UUID run : stale) {
+                try {
+                    if (staleRuns.deadLetterIfStale(run, kind, now)) {
+                        count++;
+                    }
+                } catch (EJBException e) {
+                    // another node swept it, or its consumer moved on, at the same moment: not ours to record
+                    LOG.log(Level.FINE, "Run {0} changed while being swept: {1}", new Object[] {run, e.getMessage()});
+                }
+            }
+            deadLettered.put(kind, count);
+        }
+        DeadLetterReconciler.Result reconciled = reconciler.reconcile();
+        SweepReport report = new SweepReport(now, Duration.between(now, clock.instant()), candidates, deadLettered, reconciled);
+        if (report.changedAnything()) {
+            LOG.log(Level.INFO, "Sweep: {0}", report);
+        }
+        return report;
+    }
+
+    public record SweepReport(Instant startedAt, Duration took, int candidates, Map<Kind, Integer> deadLettered,
+                              DeadLetterReconciler.Result reconciled) {
+
+        public int totalDeadLettered() {
+            return deadLettered.values().stream().mapToInt(Integer::intValue).sum();
+        }
+
+        boolean changedAnything() {
+            return candidates > 0 || reconciled.recorded() > 0 || reconciled.flaggedMissing() > 0;
+        }
+
+        @Override
+        public String toString() {
+            return candidates + " stale candidate(s), dead-lettered " + deadLettered + ", reconciled " + reconciled
+                    + ", " + took.toMillis() + " ms";
+        }
+    }
+}
