@@ -89,35 +89,40 @@ public class DeadLettersResource {
     @POST
     @Path("{id}/requeue")
     public DeadLetterView requeue(@PathParam("id") long id) {
-        return DeadLetterView.detail(requeueService.requeue(id));
+        requeueService.requeue(id);
+        return get(id);
     }
 
     /** Takes it into investigation; body optional: {@code {"note": "..."}}. */
     @POST
     @Path("{id}/investigate")
     public DeadLetterView investigate(@PathParam("id") long id, InputStream body) {
-        return DeadLetterView.detail(investigations.startInvestigation(id, note(body, false)));
+        investigations.startInvestigation(id, note(body, false));
+        return get(id);
     }
 
     /** Adds a note: {@code {"note": "..."}}. */
     @POST
     @Path("{id}/notes")
     public DeadLetterView addNote(@PathParam("id") long id, InputStream body) {
-        return DeadLetterView.detail(investigations.addNote(id, note(body, true)));
+        investigations.addNote(id, note(body, true));
+        return get(id);
     }
 
     /** Closes it as resolved by hand: {@code {"note": "what was done"}}. */
     @POST
     @Path("{id}/resolve")
     public DeadLetterView resolve(@PathParam("id") long id, InputStream body) {
-        return DeadLetterView.detail(investigations.resolve(id, note(body, true)));
+        investigations.resolve(id, note(body, true));
+        return get(id);
     }
 
     /** Closes it as not worth bringing back: {@code {"note": "why"}}. The evidence is kept. */
     @POST
     @Path("{id}/discard")
     public DeadLetterView discard(@PathParam("id") long id, InputStream body) {
-        return DeadLetterView.detail(investigations.discard(id, note(body, true)));
+        investigations.discard(id, note(body, true));
+        return get(id);
     }
 
     private static String note(InputStream body, boolean required) {

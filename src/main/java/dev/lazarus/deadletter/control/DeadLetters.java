@@ -17,8 +17,12 @@ public class DeadLetters {
     @PersistenceContext
     EntityManager em;
 
+    /** One dead letter with its audit trail loaded, ready to be shown after the transaction. */
     public Optional<DeadLetter> find(long id) {
-        return Optional.ofNullable(em.find(DeadLetter.class, id));
+        return em.createQuery("select d from DeadLetter d left join fetch d.events where d.id = :id", DeadLetter.class)
+                .setParameter("id", id)
+                .getResultStream()
+                .findFirst();
     }
 
     /** Newest first. Null filters match everything; {@code open} true for pending and investigating only. */
@@ -44,13 +48,14 @@ public class DeadLetters {
                 .getSingleResult();
     }
 
-    /** The newest dead letter of a run, open or not. */
+    /** The newest dead letter of a run, open or not, with its audit trail. */
     public Optional<DeadLetter> latestFor(UUID runId) {
-        return em.createQuery("select d from DeadLetter d where d.runId = :run order by d.createdAt desc, d.id desc", DeadLetter.class)
+        return em.createQuery("select max(d.id) from DeadLetter d where d.runId = :run", Long.class)
                 .setParameter("run", runId)
-                .setMaxResults(1)
                 .getResultStream()
-                .findFirst();
+                .filter(java.util.Objects::nonNull)
+                .findFirst()
+                .flatMap(this::find);
     }
 
     private static final String WHERE = "(:reason is null or d.reason = :reason)"

@@ -3,6 +3,7 @@ package dev.lazarus.demo.control;
 import dev.lazarus.pipeline.control.Pipeline;
 import dev.lazarus.pipeline.control.PipelineDefinition;
 import dev.lazarus.pipeline.control.RetryPolicy;
+import dev.lazarus.pipeline.control.Staleness;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 
@@ -27,9 +28,11 @@ public class DocumentIngestion implements Pipeline {
                 // Parsing is deterministic: if it fails three times it will fail forever.
                 .step("parse", PARSE_QUEUE, ParseDocument.class,
                         RetryPolicy.attempts(3).delay(Duration.ofSeconds(1)).multiplier(2).cap(Duration.ofSeconds(4)))
-                // The index may be briefly unavailable: quick, capped retries.
+                // The index may be briefly unavailable: quick, capped retries. Indexing is quick, so a step
+                // silent for two minutes is stuck whatever the global default says.
                 .step("index", INDEX_QUEUE, IndexDocument.class,
-                        RetryPolicy.attempts(5).delay(Duration.ofMillis(200)).multiplier(2).cap(Duration.ofSeconds(2)))
+                        RetryPolicy.attempts(5).delay(Duration.ofMillis(200)).multiplier(2).cap(Duration.ofSeconds(2)),
+                        Staleness.DEFAULTS.stuckAfter(Duration.ofMinutes(2)))
                 .build();
     }
 }

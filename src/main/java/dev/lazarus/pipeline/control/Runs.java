@@ -39,6 +39,9 @@ public class Runs {
         StepDefinition first = pipeline.first();
         Run run = new Run(pipeline.name(), first.name(), payload.toString(), clock.instant());
         em.persist(run);
+        // Write the row before the message is sent: the database then joins the XA transaction first and
+        // commits first, so a consumer never receives the message before it can read the run.
+        em.flush();
         dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()));
         return run;
     }

@@ -37,6 +37,9 @@ public class StepProcessor {
 
     private static final Logger LOG = Logger.getLogger(StepProcessor.class.getName());
 
+    /** About a second in all before a message's run is declared not found. */
+    private static final long[] RUN_VISIBILITY_WAITS_MILLIS = {20, 80, 200, 700};
+
     /** What the consumer must do with its transaction. */
     public enum Outcome { COMMIT, ROLL_BACK }
 
@@ -71,7 +74,7 @@ public class StepProcessor {
 
         Admission admission;
         try {
-            admission = ledger.admit(stepMessage, step, delivery);
+            admission = admit(stepMessage, step, delivery);
         } catch (EJBException e) {
             // typically a concurrent change to the run (a sweep, a requeue): let the broker redeliver and decide again
             LOG.log(Level.WARNING, "Could not admit {0} (delivery {1}), the broker will redeliver: {2}",
@@ -94,6 +97,28 @@ public class StepProcessor {
             case RUN_NOT_FOUND -> reject(DeadLetterReason.RUN_NOT_FOUND, queue, stepMessage, message, delivery, admission.detail());
             case WRONG_PIPELINE -> reject(DeadLetterReason.UNKNOWN_STEP, queue, stepMessage, message, delivery, admission.detail());
         };
+    }
+
+    /**
+     * Admits the delivery. A run that is not there yet is looked for again for a moment before the message is
+     * called an orphan: in a two-phase commit the broker's part may become visible a few milliseconds before
+     * the database's, so a message can briefly arrive ahead of its run.
+     */
+    private Admission admit(StepMessage message, StepDefinition step, int delivery) {
+        Admission admission = ledger.admit(message, step, delivery);
+        for (long wait : RUN_VISIBILITY_WAITS_MILLIS) {
+            if (admission.verdict() != Admission.Verdict.RUN_NOT_FOUND) {
+                break;
+            }
+            try {
+                Thread.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            admission = ledger.admit(message, step, delivery);
+        }
+        return admission;
     }
 
     private Outcome execute(StepMessage message, StepDefinition step, Admission admission, String messageId) {
@@ -151,6 +176,11 @@ public class StepProcessor {
             LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}: {2}); the broker keeps the message in {3}"
                     + " and the reconciler will record it: {4}", new Object[] {message.idempotencyKey(), reason,
                     String.valueOf(failure), step.deadLetterQueue(), rootMessage(e)});
+            try {
+                ledger.attemptFailed(message, step, failure); // at least do not look in progress
+            } catch (RuntimeException alsoFailed) {
+                LOG.log(Level.FINE, "Could not record the failed attempt either", alsoFailed);
+            }
         }
     }
 

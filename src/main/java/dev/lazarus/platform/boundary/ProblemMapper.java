@@ -8,6 +8,9 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Every refused request gets an {@code application/problem+json} body (RFC 9457) that says what was wrong,
@@ -49,6 +52,22 @@ public final class ProblemMapper {
                 return exception.getResponse();
             }
             return problem(status.getStatusCode(), status.getReasonPhrase(), exception.getMessage());
+        }
+    }
+
+    /**
+     * Anything else is a server error: logged in full with an id, answered with that id only, so no
+     * internals (class names, SQL, stack traces) reach the client.
+     */
+    @Provider
+    public static class ServerErrors implements ExceptionMapper<Exception> {
+        private static final Logger LOG = Logger.getLogger(ServerErrors.class.getName());
+
+        @Override
+        public Response toResponse(Exception exception) {
+            String incident = UUID.randomUUID().toString();
+            LOG.log(Level.SEVERE, "Request failed, incident " + incident, exception);
+            return problem(500, "Internal server error", "the request failed on the server; the log names incident " + incident);
         }
     }
 

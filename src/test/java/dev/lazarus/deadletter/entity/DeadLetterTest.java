@@ -26,6 +26,47 @@ class DeadLetterTest {
     }
 
     @Test
+    void investigationMovesPendingToInvestigatingToResolvedAndKeepsEveryStepInTheTrail() {
+        DeadLetter deadLetter = new DeadLetter(DeadLetterReason.RETRIES_EXHAUSTED, "q", "DLQ.q", "consumer", now)
+                .forRun(UUID.randomUUID(), "p", "a", 1L);
+        deadLetter.startInvestigation("alice", null, now.plusSeconds(60));
+        deadLetter.addNote("bob", "the parser chokes on BOMs", now.plusSeconds(120));
+        deadLetter.resolve("alice", "fixed the file by hand", now.plusSeconds(600));
+
+        assertEquals(DeadLetterStatus.RESOLVED_MANUALLY, deadLetter.status());
+        assertEquals("alice", deadLetter.closedBy());
+        assertEquals(java.time.Duration.ofSeconds(600), deadLetter.timeToResolution());
+        assertEquals(java.util.List.of(DeadLetterAction.CREATED, DeadLetterAction.INVESTIGATION_STARTED, DeadLetterAction.NOTE,
+                DeadLetterAction.RESOLVED), deadLetter.events().stream().map(DeadLetterEvent::action).toList());
+        assertEquals("bob", deadLetter.events().get(2).actor());
+        assertThrows(IllegalStateException.class, () -> deadLetter.discard("carol", "too late", now));
+        deadLetter.addNote("carol", "notes are fine after closing", now);
+    }
+
+    @Test
+    void closingNeedsANoteAndOnlyPendingCanBeTakenIntoInvestigation() {
+        DeadLetter deadLetter = new DeadLetter(DeadLetterReason.RETRIES_EXHAUSTED, "q", "DLQ.q", "consumer", now);
+        assertThrows(IllegalArgumentException.class, () -> deadLetter.discard("alice", " ", now));
+        assertThrows(IllegalArgumentException.class, () -> deadLetter.addNote("alice", "x".repeat(4001), now));
+        assertThrows(IllegalArgumentException.class, () -> deadLetter.addNote(null, "anonymous", now));
+        deadLetter.startInvestigation("alice", null, now);
+        assertThrows(IllegalStateException.class, () -> deadLetter.startInvestigation("bob", null, now));
+        assertTrue(deadLetter.isOpen());
+    }
+
+    @Test
+    void reconcilerFlagsAVanishedMessageOnceAndClearsItWhenItIsBack() {
+        DeadLetter deadLetter = new DeadLetter(DeadLetterReason.RETRIES_EXHAUSTED, "q", "DLQ.q", "consumer", now);
+        deadLetter.dlqMessagePresent(false, now);
+        deadLetter.dlqMessagePresent(false, now);
+        assertTrue(deadLetter.dlqMessageMissing());
+        deadLetter.dlqMessagePresent(true, now);
+        assertFalse(deadLetter.dlqMessageMissing());
+        assertEquals(java.util.List.of(DeadLetterAction.CREATED, DeadLetterAction.DLQ_MESSAGE_MISSING, DeadLetterAction.DLQ_MESSAGE_FOUND),
+                deadLetter.events().stream().map(DeadLetterEvent::action).toList());
+    }
+
+    @Test
     void aMessageThatNeverBelongedToARunCannotBeRequeued() {
         DeadLetter deadLetter = new DeadLetter(DeadLetterReason.MALFORMED_MESSAGE, "q", "DLQ.q", "consumer", now);
         assertFalse(deadLetter.canBeRequeued());

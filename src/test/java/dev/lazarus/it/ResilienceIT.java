@@ -1,0 +1,187 @@
+package dev.lazarus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lazarus.deadletter.control.Retention;
+import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterAction;
+import dev.lazarus.demo.control.DocumentIngestion;
+import dev.lazarus.pipeline.control.Runs;
+import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.sweep.control.LiveRuns;
+import dev.lazarus.sweep.control.StalenessRules.Health;
+import dev.lazarus.sweep.control.Sweeps;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.json.Json;
+import java.io.File;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Runs inside the server, next to the real database and broker, to reach states the API cannot produce
+ * quickly: two nodes sweeping at once, a database that refuses the diagnostics at the last attempt, a DLQ
+ * message purged by hand, dead letters closed long ago.
+ */
+@ExtendWith(ArquillianExtension.class)
+class ResilienceIT {
+
+    private static final Instant AN_HOUR_AGO = Instant.now().minus(Duration.ofHours(1));
+
+    @Deployment
+    static WebArchive deployment() {
+        return ShrinkWrap.createFromZipFile(WebArchive.class, new File(System.getProperty("it.war", "target/lazarus.war")))
+                .addClasses(ResilienceIT.class, TestFixtures.class, Await.class);
+    }
+
+    private TestFixtures fixtures;
+    private Sweeps sweeps;
+    private Runs runs;
+    private Retention retention;
+    private LiveRuns liveRuns;
+
+    /** Looked up rather than injected: the same beans the application uses, through CDI itself. */
+    @BeforeEach
+    void beans() {
+        fixtures = CDI.current().select(TestFixtures.class).get();
+        sweeps = CDI.current().select(Sweeps.class).get();
+        runs = CDI.current().select(Runs.class).get();
+        retention = CDI.current().select(Retention.class).get();
+        liveRuns = CDI.current().select(LiveRuns.class).get();
+    }
+
+    @Test
+    void twoNodesSweepingAtOnceRecordExactlyOneDeadLetterPerStaleRun() throws Exception {
+        List<UUID> stuck = new ArrayList<>();
+        List<UUID> waiting = new ArrayList<>();
+        List<UUID> unrecovered = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            stuck.add(fixtures.runIn(RunState.IN_PROGRESS, "parse", AN_HOUR_AGO));
+            waiting.add(fixtures.runIn(RunState.PENDING, "fetch", AN_HOUR_AGO));
+            unrecovered.add(fixtures.runIn(RunState.RETRYING, "index", AN_HOUR_AGO));
+        }
+        UUID healthy = fixtures.runIn(RunState.PENDING, "fetch", Instant.now());
+
+        ExecutorService nodes = Executors.newFixedThreadPool(2);
+        try {
+            List<Callable<Sweeps.SweepReport>> twoSweeps = List.of(sweeps::sweep, sweeps::sweep);
+            for (Future<Sweeps.SweepReport> sweep : nodes.invokeAll(twoSweeps)) {
+                assertNotNull(sweep.get(), "a sweep failed");
+            }
+        } finally {
+            nodes.shutdown();
+        }
+
+        Map<String, List<UUID>> expected = Map.of("STUCK_IN_PROGRESS", stuck, "WAITING_TOO_LONG", waiting, "UNRECOVERED_ERROR", unrecovered);
+        expected.forEach((reason, stale) -> stale.forEach(run -> {
+            List<DeadLetter> deadLetters = fixtures.deadLettersOf(run);
+            assertEquals(1, deadLetters.size(), "run " + run + " has " + deadLetters.size() + " dead letters");
+            assertEquals(reason, deadLetters.get(0).reason().name());
+            assertEquals("sweeper", deadLetters.get(0).detectedBy());
+            assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+        }));
+        assertEquals(RunState.PENDING, fixtures.stateOf(healthy), "a run within its threshold is left alone");
+        assertTrue(fixtures.deadLettersOf(healthy).isEmpty());
+    }
+
+    @Test
+    void finalAttemptWhoseDiagnosticsCannotBeWrittenStillReachesTheDlqAndIsRecordedByTheReconciler() {
+        // The database refuses every RETRIES_EXHAUSTED dead letter, as if it were unreachable for that moment.
+        // (rows already there pass: a check constraint must hold for them too)
+        String since = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS")
+                .withZone(java.time.ZoneOffset.UTC).format(Instant.now());
+        fixtures.execute("alter table dead_letter add constraint fault_injection check (reason <> 'RETRIES_EXHAUSTED'"
+                + " or created_at < timestamp with time zone '" + since + "+00')");
+        UUID run;
+        try {
+            run = runs.start(DocumentIngestion.NAME, Json.createObjectBuilder()
+                    .add("failures", Json.createObjectBuilder().add("parse", Json.createObjectBuilder().add("mode", "always"))).build()).id();
+            // parse's three deliveries take at least 3 s; then the broker moves the message to its DLQ
+            Await.until("the poison message in DLQ.parse", Duration.ofSeconds(60),
+                    () -> fixtures.inParseDlq(run), n -> n == 1);
+            assertTrue(fixtures.deadLettersOf(run).isEmpty(), "no diagnostics could be written");
+            assertEquals(RunState.RETRYING, fixtures.stateOf(run), "the run still looks as if it may recover");
+        } finally {
+            fixtures.execute("alter table dead_letter drop constraint fault_injection");
+        }
+
+        sweeps.sweep(); // the reconciler runs with every sweep (the timer's too)
+
+        List<DeadLetter> deadLetters = fixtures.deadLettersOf(run);
+        assertEquals(1, deadLetters.size());
+        DeadLetter recorded = deadLetters.get(0);
+        assertEquals("RETRIES_EXHAUSTED", recorded.reason().name());
+        assertEquals("reconciler", recorded.detectedBy());
+        assertEquals("parse", recorded.stepName());
+        assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+        sweeps.sweep();
+        assertEquals(1, fixtures.deadLettersOf(run).size(), "reconciling again changes nothing");
+    }
+
+    @Test
+    void openDeadLetterWhoseDlqMessageWasPurgedIsFlaggedAsSuch() {
+        UUID run = runs.start(DocumentIngestion.NAME, Json.createObjectBuilder()
+                .add("failures", Json.createObjectBuilder().add("index", Json.createObjectBuilder().add("mode", "permanent"))).build()).id();
+        DeadLetter deadLetter = Await.until("the NON_RETRYABLE dead letter", Duration.ofSeconds(30),
+                () -> fixtures.deadLettersOf(run), list -> !list.isEmpty()).get(0);
+        Await.until("the message parked in DLQ.index", Duration.ofSeconds(30), () -> fixtures.inIndexDlq(run), n -> n == 1);
+        sweeps.sweep();
+        assertFalse(fixtures.deadLetter(deadLetter.id()).dlqMessageMissing(), "the message is there");
+
+        assertEquals(1, fixtures.purge("DLQ." + DocumentIngestion.INDEX_QUEUE, run));
+        Await.until("the grace period to pass", Duration.ofSeconds(10), Instant::now,
+                now -> now.isAfter(deadLetter.createdAt().plusSeconds(2)));
+        sweeps.sweep();
+
+        DeadLetter flagged = fixtures.deadLetter(deadLetter.id());
+        assertTrue(flagged.dlqMessageMissing());
+        assertEquals(DeadLetterAction.DLQ_MESSAGE_MISSING, flagged.events().get(flagged.events().size() - 1).action());
+        assertTrue(flagged.isOpen(), "flagging changes nothing else");
+    }
+
+    @Test
+    void retentionPurgesOnlyDeadLettersClosedLongerAgoThanTheRetentionPeriod() {
+        Instant now = Instant.now();
+        long closedLongAgo = fixtures.deadLetterAt(now.minus(Duration.ofDays(45)), now.minus(Duration.ofDays(40)));
+        long closedRecently = fixtures.deadLetterAt(now.minus(Duration.ofDays(45)), now.minus(Duration.ofDays(1)));
+        long openAndOld = fixtures.deadLetterAt(now.minus(Duration.ofDays(400)), null);
+
+        assertTrue(retention.purge() >= 1);
+
+        assertNull(fixtures.deadLetter(closedLongAgo), "closed 40 days ago, retention 30 days: purged");
+        assertNotNull(fixtures.deadLetter(closedRecently));
+        assertNotNull(fixtures.deadLetter(openAndOld), "an open dead letter is never purged");
+    }
+
+    @Test
+    void stalenessViewWarnsAtEightyPercentOfTheThreshold() {
+        // waiting-after is 15 minutes by default: 13 minutes is 87 %
+        UUID warning = fixtures.runIn(RunState.PENDING, "fetch", Instant.now().minus(Duration.ofMinutes(13)));
+        UUID healthy = fixtures.runIn(RunState.PENDING, "fetch", Instant.now().minus(Duration.ofMinutes(1)));
+
+        List<LiveRuns.Assessment> view = liveRuns.assess(Instant.now(), DocumentIngestion.NAME);
+        LiveRuns.Assessment warned = view.stream().filter(a -> a.runId().equals(warning)).findFirst().orElseThrow();
+        assertEquals(Health.WARNING, warned.health());
+        assertEquals(Duration.ofMinutes(15).toMillis(), warned.thresholdMillis());
+        assertEquals("WAITING_TOO_LONG", warned.becomes());
+        assertEquals(Health.HEALTHY, view.stream().filter(a -> a.runId().equals(healthy)).findFirst().orElseThrow().health());
+    }
+}

@@ -1,0 +1,124 @@
+package dev.lazarus.it;
+
+import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.demo.control.DocumentIngestion;
+import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.pipeline.entity.RunState;
+import jakarta.annotation.Resource;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * Puts the real database and broker into states that are slow or impossible to reach through the API
+ * (a run silent for an hour, a dead letter closed 40 days ago, a broken table), for the in-container
+ * tests. Deployed only with them, never in the application.
+ */
+@Stateless
+public class TestFixtures {
+
+    @PersistenceContext
+    EntityManager em;
+
+    @Resource(lookup = "java:jboss/datasources/LazarusDS")
+    DataSource dataSource;
+
+    @Inject
+    JMSContext jms;
+
+    /** A demo run at {@code step}, in {@code state} since {@code since} (and no message anywhere). */
+    public UUID runIn(RunState state, String step, Instant since) {
+        Run run = new Run(DocumentIngestion.NAME, step, "{}", since);
+        if (state == RunState.IN_PROGRESS || state == RunState.RETRYING) {
+            run.attemptStarted(since);
+        }
+        if (state == RunState.RETRYING) {
+            run.attemptFailed(since);
+        }
+        em.persist(run);
+        return run.id();
+    }
+
+    public RunState stateOf(UUID run) {
+        return em.find(Run.class, run).state();
+    }
+
+    public List<DeadLetter> deadLettersOf(UUID run) {
+        List<DeadLetter> found = em.createQuery("select d from DeadLetter d where d.runId = :run order by d.id", DeadLetter.class)
+                .setParameter("run", run).getResultList();
+        found.forEach(d -> d.events().size()); // load the trail before the transaction ends
+        return found;
+    }
+
+    public DeadLetter deadLetter(long id) {
+        DeadLetter found = em.find(DeadLetter.class, id);
+        if (found != null) {
+            found.events().size();
+        }
+        return found;
+    }
+
+    /** A dead letter created at {@code createdAt}, discarded at {@code closedAt} (or open if null). */
+    public long deadLetterAt(Instant createdAt, Instant closedAt) {
+        DeadLetter deadLetter = new DeadLetter(DeadLetterReason.MANUAL, DocumentIngestion.FETCH_QUEUE,
+                "DLQ." + DocumentIngestion.FETCH_QUEUE, "test", createdAt);
+        if (closedAt != null) {
+            deadLetter.discard("test", "closed by the fixture", closedAt);
+        }
+        em.persist(deadLetter);
+        em.flush();
+        return deadLetter.id();
+    }
+
+    /** Runs DDL outside any transaction, as an administrator would. */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public void execute(String sql) {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** How many of the run's messages are in the parse step's DLQ (left in place). */
+    public int inParseDlq(UUID run) {
+        return count("DLQ." + DocumentIngestion.PARSE_QUEUE, run);
+    }
+
+    /** How many of the run's messages are in the index step's DLQ (left in place). */
+    public int inIndexDlq(UUID run) {
+        return count("DLQ." + DocumentIngestion.INDEX_QUEUE, run);
+    }
+
+    private int count(String queue, UUID run) {
+        try (var browser = jms.createBrowser(jms.createQueue(queue), "lazarusRunId = '" + run + "'")) {
+            return java.util.Collections.list(browser.getEnumeration()).size();
+        } catch (jakarta.jms.JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Removes the run's messages from a queue, as a purge in the Artemis console would. */
+    public int purge(String queue, UUID run) {
+        int purged = 0;
+        try (JMSConsumer consumer = jms.createConsumer(jms.createQueue(queue), "lazarusRunId = '" + run + "'")) {
+            while (consumer.receive(1000) != null) {
+                purged++;
+            }
+        }
+        return purged;
+    }
+}
