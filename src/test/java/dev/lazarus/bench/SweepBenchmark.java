@@ -42,6 +42,11 @@ public final class SweepBenchmark {
         String password = System.getProperty("bench.password", "lazarus");
         int runs = Integer.getInteger("bench.runs", 1_000_000);
         int stale = runs / 100;
+        String app = System.getProperty("bench.app");
+        if (app != null) {
+            sweepThroughTheApplication(app, url, user, password, runs, stale);
+            return;
+        }
 
         Flyway.configure().dataSource(url, user, password).schemas(SCHEMA).cleanDisabled(false)
                 .locations("classpath:db/migration").load().clean();
@@ -87,6 +92,43 @@ public final class SweepBenchmark {
                     withoutIndexes.allMillis / indexed.allMillis, withoutIndexes.batchMillis / indexed.batchMillis,
                     runs, runs - deleted, indexed.allMillis / smaller.allMillis);
         }
+    }
+
+    /**
+     * The whole sweep as the product runs it: fills the running application's own database (PostgreSQL,
+     * schema public) with the same mix, then asks the application to sweep (POST /api/staleness/sweep) until
+     * nothing stale is left, and reports each sweep as the application measured it.
+     */
+    private static void sweepThroughTheApplication(String app, String url, String user, String password, int runs, int stale)
+            throws Exception {
+        try (Connection db = DriverManager.getConnection(url, user, password)) {
+            long fillStart = System.nanoTime();
+            fill(db, runs, stale, Instant.now());
+            analyze(db);
+            System.out.printf(Locale.ROOT, "Added %,d runs (%,d stale) to the application's database in %.1f s%n", runs, stale,
+                    (System.nanoTime() - fillStart) / 1e9);
+        }
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        String auth = "Basic " + java.util.Base64.getEncoder().encodeToString(
+                System.getProperty("bench.operator", "operator:operator-pw").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        long start = System.nanoTime();
+        int sweeps = 0;
+        int deadLettered;
+        do {
+            java.net.http.HttpResponse<String> response = http.send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create(app + "/api/staleness/sweep")).header("Authorization", auth)
+                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("sweep answered " + response.statusCode() + ": " + response.body());
+            }
+            jakarta.json.JsonObject report = jakarta.json.Json.createReader(new java.io.StringReader(response.body())).readObject();
+            deadLettered = report.getJsonObject("deadLettered").values().stream()
+                    .mapToInt(v -> ((jakarta.json.JsonNumber) v).intValue()).sum();
+            sweeps++;
+            System.out.printf(Locale.ROOT, "sweep %d: %d candidates, %d dead-lettered, took %s%n", sweeps,
+                    report.getInt("candidates"), deadLettered, report.getString("took"));
+        } while (deadLettered > 0);
+        System.out.printf(Locale.ROOT, "All stale runs dead-lettered by %d sweeps in %.1f s%n", sweeps, (System.nanoTime() - start) / 1e9);
     }
 
     private static void fill(Connection db, int runs, int stale, Instant now) throws SQLException {

@@ -47,6 +47,8 @@ class InvestigationIT extends LazarusIT {
     void discardNeedsANoteAndKeepsTheEvidence() {
         long id = deadLetterOfAPoisonRun();
         JsonObject before = viewer.get("api/dead-letters/" + id).ok().json();
+        Await.until("the message parked in DLQ." + INDEX, java.time.Duration.ofSeconds(15),
+                () -> broker.messagesOfRun("DLQ." + INDEX, before.getString("runId")).size(), n -> n == 1);
 
         Response noNote = operator.post("api/dead-letters/" + id + "/discard", "{}");
         assertEquals(400, noNote.status());

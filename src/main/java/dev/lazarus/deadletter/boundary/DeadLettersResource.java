@@ -8,6 +8,7 @@ import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
+import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -19,7 +20,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.io.InputStream;
-import java.util.Arrays;
 import java.util.UUID;
 
 /**
@@ -51,7 +51,7 @@ public class DeadLettersResource {
                                      @QueryParam("runId") String runId, @QueryParam("open") boolean openOnly,
                                      @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
         DeadLetters.Filter filter = new DeadLetters.Filter(
-                parse(DeadLetterReason.class, "reason", reason), parse(DeadLetterStatus.class, "status", status),
+                QueryParams.enumValue(DeadLetterReason.class, "reason", reason), QueryParams.enumValue(DeadLetterStatus.class, "status", status),
                 runId == null ? null : uuid(runId), openOnly);
         int first = Page.offset(offset);
         int size = Page.limit(limit);
@@ -72,7 +72,7 @@ public class DeadLettersResource {
     public Page<DeadLetterView> investigationQueue(@QueryParam("reason") String reason, @QueryParam("pipeline") String pipeline,
                                                    @QueryParam("step") String step,
                                                    @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
-        DeadLetterReason wanted = parse(DeadLetterReason.class, "reason", reason);
+        DeadLetterReason wanted = QueryParams.enumValue(DeadLetterReason.class, "reason", reason);
         int first = Page.offset(offset);
         int size = Page.limit(limit);
         return new Page<>(stats.investigationQueue(wanted, pipeline, step, first, size).stream().map(DeadLetterView::summary).toList(),
@@ -131,17 +131,6 @@ public class DeadLettersResource {
             throw Problem.badRequest("'note' is required: say what was done or why");
         }
         return note;
-    }
-
-    static <E extends Enum<E>> E parse(Class<E> type, String name, String value) {
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        try {
-            return Enum.valueOf(type, value.trim().toUpperCase());
-        } catch (IllegalArgumentException e) {
-            throw Problem.badRequest(name + " must be one of " + Arrays.toString(type.getEnumConstants()) + ", was '" + value + "'");
-        }
     }
 
     static UUID uuid(String value) {

@@ -74,8 +74,7 @@ public class DeadLetterService {
         } else if (report.runId() != null) {
             deadLetter.forRun(report.runId(), report.pipeline(), report.step(), report.generation());
         }
-        em.persist(deadLetter);
-        em.flush();
+        em.persist(deadLetter); // identity ids: inserted (and the one-open-per-run constraint checked) right here
         LOG.log(Level.WARNING, "Dead letter {0}: {1} on queue {2}, run {3}, step {4}: {5}", new Object[] {
                 deadLetter.id(), report.reason(), report.queue(), report.runId(), report.step(), report.errorMessage()});
         return deadLetter;

@@ -13,6 +13,7 @@ import jakarta.persistence.OrderBy;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Duration;
+import dev.lazarus.platform.control.Text;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -160,14 +161,14 @@ public class DeadLetter {
 
     public DeadLetter withMessage(String id, String body) {
         this.messageId = id;
-        this.messageBody = truncate(body, 16000);
+        this.messageBody = Text.truncate(body, 16000);
         return this;
     }
 
     public DeadLetter withError(String exception, String message, String trace, int attemptCount) {
-        this.exceptionClass = truncate(exception, 500);
-        this.errorMessage = truncate(message, 4000);
-        this.stackTrace = truncate(trace, 16000);
+        this.exceptionClass = Text.truncate(exception, 500);
+        this.errorMessage = Text.truncate(message, 4000);
+        this.stackTrace = Text.truncate(trace, 16000);
         this.attempts = attemptCount;
         return this;
     }
@@ -266,13 +267,6 @@ public class DeadLetter {
             throw new IllegalArgumentException("a note has at most 4000 characters, this one " + note.length());
         }
         return note;
-    }
-
-    static String truncate(String text, int max) {
-        if (text == null || text.length() <= max) {
-            return text;
-        }
-        return text.substring(0, max - 1) + "…";
     }
 
     public Long id() { return id; }

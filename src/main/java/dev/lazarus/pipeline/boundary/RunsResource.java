@@ -7,6 +7,7 @@ import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
+import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -25,7 +26,6 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -79,7 +79,7 @@ public class RunsResource {
     public Page<RunView> list(@QueryParam("state") String state, @QueryParam("deadLettered") Boolean deadLettered,
                               @QueryParam("pipeline") String pipeline,
                               @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
-        RunState wanted = state(state);
+        RunState wanted = QueryParams.enumValue(RunState.class, "state", state);
         if (Boolean.TRUE.equals(deadLettered)) {
             if (wanted != null && wanted != RunState.DEAD_LETTERED) {
                 throw Problem.badRequest("deadLettered=true contradicts state=" + wanted);
@@ -97,17 +97,6 @@ public class RunsResource {
         return JsonBodies.readObject(body, maxPayloadBytes + 4096, "{\"pipeline\": \"...\", \"payload\": {...}}",
                 "the request is larger than " + (maxPayloadBytes + 4096) + " bytes; payloads may have at most "
                         + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
-    }
-
-    private static RunState state(String value) {
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        try {
-            return RunState.valueOf(value.trim().toUpperCase());
-        } catch (IllegalArgumentException e) {
-            throw Problem.badRequest("state must be one of " + Arrays.toString(RunState.values()) + ", was '" + value + "'");
-        }
     }
 
     private static UUID uuid(String value) {

@@ -11,6 +11,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.JoinColumn;
 import jakarta.persistence.ManyToOne;
 import jakarta.persistence.Table;
+import dev.lazarus.platform.control.Text;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -98,24 +99,17 @@ public class StepExecution {
 
     public void attemptFailed(String error) {
         state = StepState.RETRYING;
-        lastError = truncate(error, 2000);
+        lastError = Text.truncate(error, 2000);
     }
 
     public void failed(String error) {
         state = StepState.FAILED;
-        lastError = truncate(error, 2000);
+        lastError = Text.truncate(error, 2000);
     }
 
     public void completed(Instant now) {
         state = StepState.COMPLETED;
         finishedAt = now;
-    }
-
-    static String truncate(String text, int max) {
-        if (text == null || text.length() <= max) {
-            return text;
-        }
-        return text.substring(0, max - 1) + "…";
     }
 
     public Long id() { return id; }

@@ -1,7 +1,7 @@
 package dev.lazarus.sweep.boundary;
 
 import dev.lazarus.platform.boundary.Page;
-import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.sweep.control.LiveRuns;
 import dev.lazarus.sweep.control.StalenessRules.Health;
 import dev.lazarus.sweep.control.Sweeps;
@@ -14,7 +14,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.time.Clock;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +36,7 @@ public class StalenessResource {
     @GET
     public StalenessPage staleness(@QueryParam("health") String health, @QueryParam("pipeline") String pipeline,
                                    @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
-        Health wanted = health(health);
+        Health wanted = QueryParams.enumValue(Health.class, "health", health);
         List<LiveRuns.Assessment> all = liveRuns.assess(clock.instant(), pipeline);
         Map<Health, Long> counts = new EnumMap<>(Health.class);
         for (Health h : Health.values()) {
@@ -58,17 +57,6 @@ public class StalenessResource {
     @Path("sweep")
     public Sweeps.SweepReport sweepNow() {
         return sweeps.sweep();
-    }
-
-    private static Health health(String value) {
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        try {
-            return Health.valueOf(value.trim().toUpperCase());
-        } catch (IllegalArgumentException e) {
-            throw Problem.badRequest("health must be one of " + Arrays.toString(Health.values()) + ", was '" + value + "'");
-        }
     }
 
     /**

@@ -15,7 +15,9 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -24,9 +26,9 @@ import java.util.UUID;
  *
  * <p>The candidates of each kind come from one indexed range query ({@code state} plus the state's clock
  * column) with the shortest threshold of any step, so a sweep reads the stale runs, not all runs. Each
- * candidate is then judged against its own step's threshold and dead-lettered in a transaction of its own,
+ * candidate is then judged against its own step's threshold and dead-lettered in a batch transaction,
  * under the run's version: a consumer that finishes meanwhile, or another node sweeping at the same moment,
- * wins cleanly and the run gets exactly one dead letter.
+ * wins cleanly (the batch rolls back and is retried run by run) and the run gets exactly one dead letter.
  */
 @Stateless
 public class StaleRuns {
@@ -54,31 +56,41 @@ public class StaleRuns {
                 .getResultList();
     }
 
-    /** @return whether this call dead-lettered the run */
+    /**
+     * Dead-letters those of {@code runIds} that are still stale, all in one transaction of their own: the
+     * batch commits or fails together (the caller then retries it run by run).
+     *
+     * @return how many this call dead-lettered
+     */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public boolean deadLetterIfStale(UUID runId, Kind kind, Instant now) {
-        Run run = em.find(Run.class, runId);
-        if (run == null || run.state() != kind.state) {
-            return false;
+    public int deadLetterIfStale(List<UUID> runIds, Kind kind, Instant now) {
+        List<Run> runs = em.createQuery("select r from Run r where r.id in :ids and r.state = :state", Run.class)
+                .setParameter("ids", runIds)
+                .setParameter("state", kind.state)
+                .getResultList();
+        Map<UUID, Integer> attempts = new HashMap<>();
+        em.createQuery("select s from StepExecution s where s.run.id in :ids", StepExecution.class)
+                .setParameter("ids", runIds)
+                .getResultStream()
+                .filter(s -> s.generation() == s.run().generation() && s.stepName().equals(s.run().currentStep()))
+                .forEach(s -> attempts.merge(s.run().id(), s.attempts(), Math::max));
+        int deadLettered = 0;
+        for (Run run : runs) {
+            Optional<StepDefinition> step = pipelines.step(run.pipeline(), run.currentStep());
+            if (step.isEmpty()) {
+                continue; // its pipeline is no longer deployed; nothing here can judge it
+            }
+            Duration threshold = rules.threshold(kind, run.pipeline(), run.currentStep());
+            Instant since = StalenessRules.clockStart(run.state(), run.heartbeatAt(), run.updatedAt());
+            if (!since.isBefore(now.minus(threshold))) {
+                continue;
+            }
+            deadLetters.record(DeadLetterReport.runStalled(kind.reason, step.get(), run.id(), run.generation(),
+                    attempts.getOrDefault(run.id(), 0), describe(kind, step.get().name(), since, threshold)));
+            deadLettered++;
         }
-        Optional<StepDefinition> step = pipelines.step(run.pipeline(), run.currentStep());
-        if (step.isEmpty()) {
-            return false; // its pipeline is no longer deployed; nothing here can judge it
-        }
-        Duration threshold = rules.threshold(kind, run.pipeline(), run.currentStep());
-        Instant since = StalenessRules.clockStart(run.state(), run.heartbeatAt(), run.updatedAt());
-        if (!since.isBefore(now.minus(threshold))) {
-            return false;
-        }
-        int attempts = em.createQuery("select s from StepExecution s where s.run = :run and s.stepName = :step and s.generation = :generation",
-                        StepExecution.class)
-                .setParameter("run", run)
-                .setParameter("step", run.currentStep())
-                .setParameter("generation", run.generation())
-                .getResultStream().mapToInt(StepExecution::attempts).max().orElse(0);
-        deadLetters.record(DeadLetterReport.runStalled(kind.reason, step.get(), run.id(), run.generation(), attempts,
-                describe(kind, step.get().name(), since, threshold)));
-        return true;
+        em.flush(); // the runs' version checks happen here, inside this batch's transaction
+        return deadLettered;
     }
 
     private static String describe(Kind kind, String step, Instant since, Duration threshold) {

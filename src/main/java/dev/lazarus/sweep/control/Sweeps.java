@@ -28,6 +28,9 @@ public class Sweeps {
 
     private static final Logger LOG = Logger.getLogger(Sweeps.class.getName());
 
+    /** Stale runs dead-lettered per transaction. */
+    static final int CHUNK = 100;
+
     @Inject
     StaleRuns staleRuns;
 
@@ -49,15 +52,8 @@ public class Sweeps {
             List<UUID> stale = staleRuns.candidates(kind, now, batchSize);
             candidates += stale.size();
             int count = 0;
-            for (UUID run : stale) {
-                try {
-                    if (staleRuns.deadLetterIfStale(run, kind, now)) {
-                        count++;
-                    }
-                } catch (EJBException e) {
-                    // another node swept it, or its consumer moved on, at the same moment: not ours to record
-                    LOG.log(Level.FINE, "Run {0} changed while being swept: {1}", new Object[] {run, e.getMessage()});
-                }
+            for (int from = 0; from < stale.size(); from += CHUNK) {
+                count += deadLetter(stale.subList(from, Math.min(stale.size(), from + CHUNK)), kind, now);
             }
             deadLettered.put(kind, count);
         }
@@ -67,6 +63,24 @@ public class Sweeps {
             LOG.log(Level.INFO, "Sweep: {0}", report);
         }
         return report;
+    }
+
+    /** One chunk in one transaction; if it fails (a run changed under it), run by run. */
+    private int deadLetter(List<UUID> chunk, Kind kind, Instant now) {
+        try {
+            return staleRuns.deadLetterIfStale(chunk, kind, now);
+        } catch (EJBException batchFailed) {
+            int count = 0;
+            for (UUID run : chunk) {
+                try {
+                    count += staleRuns.deadLetterIfStale(List.of(run), kind, now);
+                } catch (EJBException e) {
+                    // another node swept it, or its consumer moved on, at the same moment: not ours to record
+                    LOG.log(Level.FINE, "Run {0} changed while being swept: {1}", new Object[] {run, e.getMessage()});
+                }
+            }
+            return count;
+        }
     }
 
     public record SweepReport(Instant startedAt, Duration took, int candidates, Map<Kind, Integer> deadLettered,
