@@ -14,6 +14,7 @@ import jakarta.inject.Inject;
 import jakarta.jms.Message;
 import jakarta.json.Json;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.FlushModeType;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Instant;
@@ -171,7 +172,10 @@ public class DeadLetterService {
     }
 
     public Optional<DeadLetter> findOpen(UUID runId) {
+        // COMMIT: no flush of pending updates first (a dead letter's insert is immediate, so it is seen anyway);
+        // this keeps a sweep's run updates batched
         return em.createQuery("select d from DeadLetter d where d.openRunId = :run", DeadLetter.class)
+                .setFlushMode(FlushModeType.COMMIT)
                 .setParameter("run", runId)
                 .getResultStream()
                 .findFirst();
@@ -180,6 +184,7 @@ public class DeadLetterService {
     private void failCurrentStep(Run run, DeadLetterReport report) {
         em.createQuery("select s from StepExecution s where s.run = :run and s.stepName = :step and s.generation = :generation",
                         StepExecution.class)
+                .setFlushMode(FlushModeType.COMMIT)
                 .setParameter("run", run)
                 .setParameter("step", run.currentStep())
                 .setParameter("generation", report.fence() ? run.generation() - 1 : run.generation())
