@@ -172,6 +172,22 @@ class ResilienceIT {
     }
 
     @Test
+    void aThresholdSetInConfigurationForOneStepAppliesWithoutARedeployment() {
+        UUID fetch = fixtures.runIn(RunState.PENDING, "fetch", Instant.now().minus(Duration.ofMinutes(2)));
+        UUID parse = fixtures.runIn(RunState.PENDING, "parse", Instant.now().minus(Duration.ofMinutes(2)));
+        String key = "lazarus.sweep.document-ingestion.fetch.waiting-after";
+        System.setProperty(key, "PT1M"); // what /system-property=...:add does on a running server
+        try {
+            sweeps.sweep();
+            assertEquals("WAITING_TOO_LONG", fixtures.deadLettersOf(fetch).get(0).reason().name(),
+                    "2 minutes is past fetch's configured minute");
+            assertEquals(RunState.PENDING, fixtures.stateOf(parse), "parse keeps the 15-minute default");
+        } finally {
+            System.clearProperty(key);
+        }
+    }
+
+    @Test
     void stalenessViewWarnsAtEightyPercentOfTheThreshold() {
         // waiting-after is 15 minutes by default: 13 minutes is 87 %
         UUID warning = fixtures.runIn(RunState.PENDING, "fetch", Instant.now().minus(Duration.ofMinutes(13)));
