@@ -33,7 +33,11 @@ public class Api {
     }
 
     public Response post(String path, String body) {
-        return send(request(path).header("Content-Type", "application/json")
+        return postAs(path, "application/json", body);
+    }
+
+    public Response postAs(String path, String contentType, String body) {
+        return send(request(path).header("Content-Type", contentType)
                 .POST(HttpRequest.BodyPublishers.ofString(body == null ? "" : body)));
     }
 
@@ -62,7 +66,8 @@ public class Api {
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
-                    response.headers().firstValue("Location").orElse(null), response.body());
+                    response.headers().firstValue("Location").orElse(null),
+                    response.headers().firstValue("WWW-Authenticate").orElse(""), response.body());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -71,7 +76,7 @@ public class Api {
         }
     }
 
-    public record Response(int status, String contentType, String location, String body) {
+    public record Response(int status, String contentType, String location, String wwwAuthenticate, String body) {
 
         public JsonObject json() {
             try (var reader = Json.createReader(new StringReader(body))) {

@@ -67,6 +67,37 @@ public class Broker {
         }
     }
 
+    /**
+     * Does what the Artemis console's Retry button does for the run's message in {@code deadLetterQueue}:
+     * {@code retryMessage(id)} on the queue's management resource, which sends it back to its original queue.
+     */
+    public boolean retryAsTheConsoleDoes(String deadLetterQueue, String runId) {
+        String listed = (String) manage(ResourceNames.QUEUE + deadLetterQueue, "listMessagesAsJSON", "lazarusRunId = '" + runId + "'");
+        jakarta.json.JsonArray messages = jakarta.json.Json.createReader(new java.io.StringReader(listed)).readArray();
+        if (messages.size() != 1) {
+            throw new AssertionError("expected one message of run " + runId + " in " + deadLetterQueue + ", found " + messages);
+        }
+        long id = messages.getJsonObject(0).getJsonNumber("messageID").longValue();
+        return (Boolean) manage(ResourceNames.QUEUE + deadLetterQueue, "retryMessage", id);
+    }
+
+    private Object manage(String resource, String operation, Object... arguments) {
+        try (QueueConnection connection = factory.createQueueConnection();
+             QueueSession session = connection.createQueueSession(false, Session.AUTO_ACKNOWLEDGE)) {
+            connection.start();
+            QueueRequestor requestor = new QueueRequestor(session, ActiveMQJMSClient.createQueue("activemq.management"));
+            Message request = session.createMessage();
+            JMSManagementHelper.putOperationInvocation(request, resource, operation, arguments);
+            Message reply = requestor.request(request);
+            if (!JMSManagementHelper.hasOperationSucceeded(reply)) {
+                throw new IllegalStateException(operation + " failed: " + JMSManagementHelper.getResult(reply));
+            }
+            return JMSManagementHelper.getResult(reply);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** What the broker counts on {@code queue}: waiting, scheduled for redelivery and being delivered. */
     public long messageCount(String queue) {
         try (QueueConnection connection = factory.createQueueConnection();

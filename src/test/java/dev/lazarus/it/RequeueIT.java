@@ -62,6 +62,48 @@ class RequeueIT extends LazarusIT {
     }
 
     @Test
+    void retryInTheArtemisConsoleResumesTheRunAndMarksTheDeadLetterReplayedFromTheConsole() {
+        String id = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"until-requeued\"}}}");
+        long deadLetterId = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        Await.until("the message in DLQ." + PARSE, Duration.ofSeconds(10), () -> broker.messagesOfRun("DLQ." + PARSE, id), m -> m.size() == 1);
+
+        assertTrue(broker.retryAsTheConsoleDoes("DLQ." + PARSE, id));
+
+        JsonObject run = awaitRun(id, "COMPLETED");
+        assertEquals(1, run.getInt("requeueCount"));
+        JsonObject deadLetter = viewer.get("api/dead-letters/" + deadLetterId).ok().json();
+        assertEquals("REQUEUED", deadLetter.getString("status"));
+        assertEquals("REPLAYED_FROM_CONSOLE", deadLetter.getString("requeueMethod"));
+        assertEquals("artemis-console", deadLetter.getString("requeuedBy"));
+        List<JsonObject> parse = executions(run, "parse");
+        assertEquals("COMPLETED", parse.get(parse.size() - 1).getString("state"));
+        assertEquals(1, parse.get(parse.size() - 1).getInt("attempts"), "the replay starts its attempts afresh");
+        assertTrue(broker.messagesOfRun("DLQ." + PARSE, id).isEmpty());
+    }
+
+    @Test
+    void aRunThatKeepsFailingIsParkedWithRequeueLimitInsteadOfLooping() {
+        // the test server allows 2 requeues per run (arquillian.xml)
+        String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"always\"}}}");
+        for (int requeue = 1; requeue <= 2; requeue++) {
+            JsonObject deadLetter = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter");
+            assertEquals("RETRIES_EXHAUSTED", deadLetter.getString("reason"));
+            operator.post("api/dead-letters/" + deadLetter.getInt("id") + "/requeue", "").ok();
+            int expected = requeue;
+            Await.until("requeue " + requeue + " to fail again", Duration.ofSeconds(60), () -> viewer.run(id),
+                    r -> r.getInt("requeueCount") == expected && "DEAD_LETTERED".equals(r.getString("state")));
+        }
+        JsonObject parked = viewer.run(id).getJsonObject("deadLetter");
+        assertEquals("REQUEUE_LIMIT", parked.getString("reason"));
+        assertTrue(parked.getString("errorMessage").startsWith("RETRIES_EXHAUSTED after 2 requeues"), parked.getString("errorMessage"));
+
+        Response refused = operator.post("api/dead-letters/" + parked.getInt("id") + "/requeue", "");
+        assertEquals(409, refused.status());
+        assertTrue(refused.json().getString("detail").contains("lazarus.requeue.max-per-run"), refused.body());
+        assertEquals(3, viewer.get("api/dead-letters?runId=" + id).ok().json().getInt("total"), "every failure kept its evidence");
+    }
+
+    @Test
     void requeueFromTheAdminPageResumesTheRun() {
         String id = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"until-requeued\"}}}");
         awaitRun(id, "DEAD_LETTERED");

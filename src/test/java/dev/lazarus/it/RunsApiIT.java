@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lazarus.it.Api.Response;
+import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -52,12 +53,45 @@ class RunsApiIT extends LazarusIT {
     @Test
     void viewerMayReadButNotStartRunsAndAnonymousMayDoNeither() {
         assertEquals(200, viewer.get("api/runs").status());
-        assertEquals(403, viewer.post("api/runs", "{\"pipeline\":\"document-ingestion\"}").status());
-        // Anonymous callers are sent to the login form: they never see data and never start a run.
-        assertFalse(anonymous.get("api/runs").body().contains("\"items\""));
+        Response forbidden = viewer.post("api/runs", "{\"pipeline\":\"document-ingestion\"}");
+        assertEquals(403, forbidden.status());
+        assertEquals("application/problem+json", forbidden.contentType());
+
         long before = runCount();
-        assertFalse(anonymous.post("api/runs", "{\"pipeline\":\"document-ingestion\"}").body().contains("\"id\""));
+        for (Response refused : List.of(anonymous.get("api/runs"), anonymous.post("api/runs", "{\"pipeline\":\"document-ingestion\"}"),
+                new Api(base, "operator", "not-the-password").get("api/runs"))) {
+            assertEquals(401, refused.status(), refused.body());
+            assertEquals("application/problem+json", refused.contentType());
+            assertTrue(refused.wwwAuthenticate().startsWith("Basic"), "a Basic challenge, not a login page");
+        }
         assertEquals(before, runCount());
+    }
+
+    @Test
+    void actionsMustBeJsonSoNoCrossSiteFormCanPostThem() {
+        long before = runCount();
+        Response form = operator.postAs("api/runs", "text/plain", "{\"pipeline\":\"document-ingestion\"}");
+        assertEquals(415, form.status());
+        assertEquals(before, runCount());
+    }
+
+    @Test
+    void theServerServesAnOpenApiDocumentOfEveryEndpoint() {
+        Api root = new Api(rootOf(base), null, null);
+        Response document = root.get("openapi?format=JSON");
+        assertEquals(200, document.status());
+        for (String path : List.of("/runs", "/runs/{id}", "/dead-letters/{id}/requeue", "/dead-letters/{id}/discard",
+                "/dead-letters/stats", "/dead-letters/investigation-queue", "/staleness")) {
+            assertTrue(document.body().contains(path + "\""), "the document describes " + path);
+        }
+    }
+
+    private static java.net.URL rootOf(java.net.URL base) {
+        try {
+            return new java.net.URL(base.getProtocol(), base.getHost(), base.getPort(), "/");
+        } catch (java.net.MalformedURLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private long runCount() {

@@ -36,11 +36,17 @@ public class DeadLetterService {
 
     private static final Logger LOG = Logger.getLogger(DeadLetterService.class.getName());
 
+    /** The actor of what happens through the Artemis console, which Lazarus only sees the effect of. */
+    public static final String CONSOLE = "artemis-console";
+
     @PersistenceContext
     EntityManager em;
 
     @Inject
     DeadLetterQueues deadLetterQueues;
+
+    @Inject
+    RequeuePolicy requeuePolicy;
 
     @Inject
     Clock clock;
@@ -55,10 +61,18 @@ public class DeadLetterService {
             }
         }
         Instant now = clock.instant();
-        DeadLetter deadLetter = new DeadLetter(report.reason(), report.queue(), report.deadLetterQueue(), report.detectedBy(), now)
-                .withMessage(report.messageId(), report.messageBody())
-                .withError(report.exceptionClass(), report.errorMessage(), report.stackTrace(), report.attempts());
         Run run = report.runId() == null ? null : em.find(Run.class, report.runId());
+        DeadLetterReason reason = report.reason();
+        String error = report.errorMessage();
+        if (run != null && report.concerns(run.generation()) && reason != DeadLetterReason.MANUAL
+                && requeuePolicy.exhausted(run.requeueCount())) {
+            // the loop guard: this run has been brought back as often as allowed; park it for good
+            error = reason + " after " + run.requeueCount() + " requeues (limit " + requeuePolicy.maxPerRun() + "): " + error;
+            reason = DeadLetterReason.REQUEUE_LIMIT;
+        }
+        DeadLetter deadLetter = new DeadLetter(reason, report.queue(), report.deadLetterQueue(), report.detectedBy(), now)
+                .withMessage(report.messageId(), report.messageBody())
+                .withError(report.exceptionClass(), error, report.stackTrace(), report.attempts());
         if (run != null && report.concerns(run.generation())) {
             deadLetter.forRun(run.id(), run.pipeline(), report.step() != null ? report.step() : run.currentStep(), run.generation())
                     .withRunSnapshot(snapshot(run));
@@ -77,7 +91,7 @@ public class DeadLetterService {
         }
         em.persist(deadLetter); // identity ids: inserted (and the one-open-per-run constraint checked) right here
         LOG.log(Level.WARNING, "Dead letter {0}: {1} on queue {2}, run {3}, step {4}: {5}", new Object[] {
-                deadLetter.id(), report.reason(), report.queue(), report.runId(), report.step(), report.errorMessage()});
+                deadLetter.id(), reason, report.queue(), report.runId(), report.step(), error});
         return deadLetter;
     }
 
@@ -159,6 +173,22 @@ public class DeadLetterService {
     }
 
     public record Explanation(long deadLetterId, boolean recordedNow) {
+    }
+
+    /** The run's dead message was retried in the Artemis console and has resumed the run: say so on its dead letter. */
+    public void replayedFromConsole(UUID runId, Instant now) {
+        Optional<DeadLetter> open = findOpen(runId);
+        if (open.isPresent()) {
+            open.get().requeued(CONSOLE, RequeueService.REPLAYED_FROM_CONSOLE, now);
+        } else {
+            latestOf(runId).ifPresent(closed -> closed.addNote(CONSOLE,
+                    "its message was retried from the Artemis console after the dead letter was closed; the run resumed", now));
+        }
+    }
+
+    private Optional<DeadLetter> latestOf(UUID runId) {
+        return em.createQuery("select d from DeadLetter d where d.runId = :run order by d.id desc", DeadLetter.class)
+                .setParameter("run", runId).setMaxResults(1).getResultStream().findFirst();
     }
 
     /** The dead letter recorded for this dispatch of the run, open or not. */

@@ -1,6 +1,7 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepDispatcher;
@@ -38,6 +39,7 @@ public class RequeueService {
 
     public static final String MOVED = "MOVED_FROM_DLQ";
     public static final String REDISPATCHED = "REDISPATCHED";
+    public static final String REPLAYED_FROM_CONSOLE = "REPLAYED_FROM_CONSOLE";
 
     @PersistenceContext
     EntityManager em;
@@ -50,6 +52,9 @@ public class RequeueService {
 
     @Inject
     StepDispatcher dispatcher;
+
+    @Inject
+    RequeuePolicy requeuePolicy;
 
     @Inject
     Clock clock;
@@ -67,6 +72,10 @@ public class RequeueService {
             throw Problem.conflict("dead letter " + deadLetterId + " is already " + deadLetter.status()
                     + (deadLetter.closedBy() != null ? " (by " + deadLetter.closedBy() + " at " + deadLetter.closedAt() + ")" : ""));
         }
+        if (deadLetter.reason() == DeadLetterReason.REQUEUE_LIMIT) {
+            throw Problem.conflict("dead letter " + deadLetterId + ": run " + deadLetter.runId() + " was parked by the loop guard"
+                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead");
+        }
         if (!deadLetter.canBeRequeued()) {
             throw Problem.conflict("dead letter " + deadLetterId + " (" + deadLetter.reason()
                     + ") has no run to resume: the message was never a valid step; discard it instead");
@@ -74,6 +83,10 @@ public class RequeueService {
         Run run = em.find(Run.class, deadLetter.runId(), LockModeType.PESSIMISTIC_WRITE);
         if (run == null) {
             throw Problem.conflict("run " + deadLetter.runId() + " no longer exists; the dead letter keeps its snapshot");
+        }
+        if (deadLetter.reason() == DeadLetterReason.REQUEUE_LIMIT || requeuePolicy.exhausted(run.requeueCount())) {
+            throw Problem.conflict("run " + run.id() + " has been requeued " + run.requeueCount() + " times, the limit"
+                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead");
         }
         StepDefinition step = pipelines.step(run.pipeline(), run.currentStep()).orElseThrow(() -> Problem.conflict(
                 "pipeline " + run.pipeline() + " has no step " + run.currentStep() + " any more; it cannot be requeued"));

@@ -107,7 +107,7 @@ public class DeadLetter {
     private Instant requeuedAt;
 
     /** How the requeue found the message: moved back from the DLQ, or dispatched again from the database. */
-    @Column(name = "requeue_method", length = 20)
+    @Column(name = "requeue_method", length = 40)
     private String requeueMethod;
 
     @Column(name = "closed_at")
@@ -182,8 +182,9 @@ public class DeadLetter {
         return status.isOpen();
     }
 
+    /** Open, about a run, and not parked by the loop guard. */
     public boolean canBeRequeued() {
-        return isOpen() && runId != null && stepName != null;
+        return isOpen() && runId != null && stepName != null && reason != DeadLetterReason.REQUEUE_LIMIT;
     }
 
     /** An operator starts looking into it; others can see it is taken. */

@@ -6,9 +6,10 @@ import dev.lazarus.pipeline.entity.RunState;
  * What the ledger decided about a delivered step message before any handler runs.
  *
  * @param attempt the attempt number recorded for this delivery (only when admitted)
+ * @param generation the dispatch this delivery executes (only when admitted)
  * @param detail  for the log: why a message was not admitted
  */
-public record Admission(Verdict verdict, int attempt, int requeueCount, String detail) {
+public record Admission(Verdict verdict, int attempt, int requeueCount, long generation, String detail) {
 
     public enum Verdict {
         /** Run the handler. */
@@ -23,12 +24,13 @@ public record Admission(Verdict verdict, int attempt, int requeueCount, String d
         WRONG_PIPELINE
     }
 
-    static Admission admitted(int attempt, int requeueCount) {
-        return new Admission(Verdict.ADMITTED, attempt, requeueCount, null);
+    /** @param generation the dispatch this delivery executes (a console replay executes under a new one) */
+    static Admission admitted(int attempt, int requeueCount, long generation, String detail) {
+        return new Admission(Verdict.ADMITTED, attempt, requeueCount, generation, detail);
     }
 
     static Admission rejected(Verdict verdict, String detail) {
-        return new Admission(verdict, 0, 0, detail);
+        return new Admission(verdict, 0, 0, 0, detail);
     }
 
     static Admission stale(RunState state, long generation, String currentStep) {

@@ -1,5 +1,6 @@
 package dev.lazarus.pipeline.control;
 
+import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
@@ -38,10 +39,17 @@ public class StepLedger {
     Pipelines pipelines;
 
     @Inject
+    DeadLetterService deadLetters;
+
+    @Inject
     Clock clock;
 
+    /**
+     * @param fromDeadLetterQueue the message came back out of a dead-letter queue (it carries the broker's
+     *                            {@code _AMQ_ORIG_QUEUE}, or is a fresh copy of a dispatch that was dead-lettered)
+     */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Admission admit(StepMessage message, StepDefinition step, int deliveryCount) {
+    public Admission admit(StepMessage message, StepDefinition step, int deliveryCount, boolean fromDeadLetterQueue) {
         Run run = em.find(Run.class, message.runId());
         if (run == null) {
             return Admission.rejected(Admission.Verdict.RUN_NOT_FOUND, "no run " + message.runId());
@@ -53,9 +61,17 @@ public class StepLedger {
         if (!run.accepts(message.step(), message.generation())) {
             boolean deadLetteredAtThisDispatch = run.state() == RunState.DEAD_LETTERED
                     && run.generation() == message.generation() && step.name().equals(run.currentStep());
-            return deadLetteredAtThisDispatch
-                    ? Admission.rejected(Admission.Verdict.PARK, "run was dead-lettered at this dispatch")
-                    : Admission.stale(run.state(), run.generation(), run.currentStep());
+            if (!deadLetteredAtThisDispatch) {
+                return Admission.stale(run.state(), run.generation(), run.currentStep());
+            }
+            if (!fromDeadLetterQueue) {
+                return Admission.rejected(Admission.Verdict.PARK, "run was dead-lettered at this dispatch");
+            }
+            // An operator retried the dead message in the Artemis console: that is a requeue too.
+            run.replayed(clock.instant());
+            deadLetters.replayedFromConsole(run.id(), clock.instant());
+            LOG.log(Level.INFO, "Run {0} resumes at step {1}: its message was retried from {2} in the Artemis console",
+                    new Object[] {run.id(), step.name(), step.deadLetterQueue()});
         }
         Instant now = clock.instant();
         StepExecution execution = execution(run, step).orElseGet(() -> {
@@ -68,7 +84,7 @@ public class StepLedger {
                     new Object[] {run.id(), step.name(), deliveryCount, execution.attempts()});
         }
         run.attemptStarted(now);
-        return Admission.admitted(execution.attempts(), run.requeueCount());
+        return Admission.admitted(execution.attempts(), run.requeueCount(), run.generation(), null);
     }
 
     /** A failed attempt that the broker will redeliver: say so on the run, in a transaction of its own. */

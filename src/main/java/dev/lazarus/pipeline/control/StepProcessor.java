@@ -37,6 +37,8 @@ public class StepProcessor {
 
     private static final Logger LOG = Logger.getLogger(StepProcessor.class.getName());
 
+    private static final String ORIGINAL_QUEUE = "_AMQ_ORIG_QUEUE";
+
     /** About a second in all before a message's run is declared not found. */
     private static final long[] RUN_VISIBILITY_WAITS_MILLIS = {20, 80, 200, 700};
 
@@ -74,7 +76,7 @@ public class StepProcessor {
 
         Admission admission;
         try {
-            admission = admit(stepMessage, step, delivery);
+            admission = admit(stepMessage, step, delivery, cameFromDeadLetterQueue(message, delivery));
         } catch (EJBException e) {
             // typically a concurrent change to the run (a sweep, a requeue): let the broker redeliver and decide again
             LOG.log(Level.WARNING, "Could not admit {0} (delivery {1}), the broker will redeliver: {2}",
@@ -82,7 +84,8 @@ public class StepProcessor {
             return Outcome.ROLL_BACK;
         }
         return switch (admission.verdict()) {
-            case ADMITTED -> execute(stepMessage, step, admission, messageId(message));
+            case ADMITTED -> execute(new StepMessage(stepMessage.runId(), stepMessage.step(), admission.generation()),
+                    step, admission, messageId(message));
             case STALE -> {
                 LOG.log(Level.INFO, "Acknowledged stale message {0} without executing it: {1}",
                         new Object[] {stepMessage.idempotencyKey(), admission.detail()});
@@ -104,8 +107,8 @@ public class StepProcessor {
      * called an orphan: in a two-phase commit the broker's part may become visible a few milliseconds before
      * the database's, so a message can briefly arrive ahead of its run.
      */
-    private Admission admit(StepMessage message, StepDefinition step, int delivery) {
-        Admission admission = ledger.admit(message, step, delivery);
+    private Admission admit(StepMessage message, StepDefinition step, int delivery, boolean fromDeadLetterQueue) {
+        Admission admission = ledger.admit(message, step, delivery, fromDeadLetterQueue);
         for (long wait : RUN_VISIBILITY_WAITS_MILLIS) {
             if (admission.verdict() != Admission.Verdict.RUN_NOT_FOUND) {
                 break;
@@ -116,7 +119,7 @@ public class StepProcessor {
                 Thread.currentThread().interrupt();
                 break;
             }
-            admission = ledger.admit(message, step, delivery);
+            admission = ledger.admit(message, step, delivery, fromDeadLetterQueue);
         }
         return admission;
     }
@@ -188,6 +191,19 @@ public class StepProcessor {
         deadLetters.reject(DeadLetterReport.messageRejected(reason, queue, parsed == null ? null : parsed.runId(),
                 parsed == null ? null : parsed.step(), messageId(message), bodyOf(message), delivery, problem), message);
         return Outcome.COMMIT; // acknowledges the original: its copy is in the DLQ
+    }
+
+    /**
+     * Whether the message came back out of a dead-letter queue rather than being redelivered: the broker
+     * marks what it moved to a DLQ with {@code _AMQ_ORIG_QUEUE} (and so does Lazarus when it parks one), and
+     * a message retried from the console is a new copy, delivered for the first time.
+     */
+    static boolean cameFromDeadLetterQueue(Message message, int delivery) {
+        try {
+            return message.propertyExists(ORIGINAL_QUEUE) || delivery == 1;
+        } catch (JMSException e) {
+            return delivery == 1;
+        }
     }
 
     /** Whether the failure, or anything in its cause chain, is declared {@link NonRetryable}. */

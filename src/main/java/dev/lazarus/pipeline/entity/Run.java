@@ -147,6 +147,14 @@ public class Run {
         return generation;
     }
 
+    /**
+     * Its dead-lettered message came back on its own (an operator used Retry in the Artemis console): resume
+     * at the current step under a new generation, counted like a requeue.
+     */
+    public long replayed(Instant now) {
+        return requeue(now);
+    }
+
     private void requireLive(String action) {
         if (!state.isLive()) {
             throw new IllegalStateException("cannot " + action + ": run " + id + " is " + state);
