@@ -20,6 +20,6 @@ public class Logout extends HttpServlet {
         if (session != null) {
             session.invalidate();
         }
-        response.sendRedirect(request.getContextPath() + "/admin/dead-letters.xhtml");
+        response.sendRedirect(request.getContextPath() + "/admin/dashboard.xhtml");
     }
 }

@@ -4,8 +4,8 @@ import dev.lazarus.deadletter.control.DeadLetterStats;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.Investigations;
 import dev.lazarus.deadletter.control.RequeueService;
+import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
-import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.boundary.QueryParams;
@@ -20,7 +20,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import java.io.InputStream;
-import java.util.UUID;
 
 /**
  * Dead letters over HTTP: lists (newest first, or in triage order), statistics, one in detail with its audit
@@ -46,13 +45,15 @@ public class DeadLettersResource {
     @Inject
     DeadLetterStats stats;
 
+    /** Newest first, filtered by any of reason, status, run, open, pipeline, step, time window and error text. */
     @GET
     public Page<DeadLetterView> list(@QueryParam("reason") String reason, @QueryParam("status") String status,
                                      @QueryParam("runId") String runId, @QueryParam("open") boolean openOnly,
+                                     @QueryParam("pipeline") String pipeline, @QueryParam("step") String step,
+                                     @QueryParam("from") String from, @QueryParam("to") String to,
+                                     @QueryParam("error") String error,
                                      @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
-        DeadLetters.Filter filter = new DeadLetters.Filter(
-                QueryParams.enumValue(DeadLetterReason.class, "reason", reason), QueryParams.enumValue(DeadLetterStatus.class, "status", status),
-                runId == null ? null : uuid(runId), openOnly);
+        DeadLetterFilter filter = Filters.of(reason, status, runId, openOnly, pipeline, step, from, to, error);
         int first = Page.offset(offset);
         int size = Page.limit(limit);
         return new Page<>(deadLetters.list(filter, first, size).stream().map(DeadLetterView::summary).toList(),
@@ -131,13 +132,5 @@ public class DeadLettersResource {
             throw Problem.badRequest("'note' is required: say what was done or why");
         }
         return note;
-    }
-
-    static UUID uuid(String value) {
-        try {
-            return UUID.fromString(value);
-        } catch (IllegalArgumentException e) {
-            throw Problem.badRequest("'" + value + "' is not a run id (a UUID)");
-        }
     }
 }

@@ -13,7 +13,11 @@ import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.UUID;
 
 /**
@@ -63,19 +67,28 @@ public class DeadLetterQueues {
     }
 
     /**
-     * Removes the run's messages from {@code deadLetterQueue} within the caller's transaction.
+     * Removes the given runs' messages from {@code deadLetterQueue} within the caller's transaction, with one
+     * consumer whose selector names them all (the broker filters; nothing else in the queue is touched).
      *
-     * @return how many were there (normally one; none if an operator purged it in the console)
+     * @return the runs whose message was there (none if an operator purged it in the console)
      */
-    public int take(String deadLetterQueue, UUID runId) {
-        String selector = StepMessage.RUN_ID + " = '" + runId + "'"; // a UUID: nothing to escape
-        int taken = 0;
+    public Set<UUID> take(String deadLetterQueue, Collection<UUID> runIds) {
+        Set<UUID> taken = new HashSet<>();
+        if (runIds.isEmpty()) {
+            return taken;
+        }
+        // UUIDs: nothing to escape
+        String selector = StepMessage.RUN_ID + " IN (" + runIds.stream().map(id -> "'" + id + "'").collect(Collectors.joining(",")) + ")";
         try (JMSConsumer consumer = jms.createConsumer(jms.createQueue(deadLetterQueue), selector)) {
             long timeout = TAKE_TIMEOUT_MILLIS;
-            while (consumer.receive(timeout) != null) {
-                taken++;
-                timeout = 100; // the rest, if any, are already on their way
+            Message message;
+            while ((message = consumer.receive(timeout)) != null) {
+                taken.add(UUID.fromString(message.getStringProperty(StepMessage.RUN_ID)));
+                timeout = taken.containsAll(runIds) ? 10 : 100; // the rest, if any, are already on their way
             }
+        } catch (JMSException e) {
+            throw new JMSRuntimeException("could not take messages from " + deadLetterQueue + ": " + e.getMessage(),
+                    e.getErrorCode(), e);
         }
         return taken;
     }

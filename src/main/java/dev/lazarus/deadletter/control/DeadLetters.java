@@ -1,12 +1,20 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import jakarta.ejb.Stateless;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.TypedQuery;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -25,27 +33,79 @@ public class DeadLetters {
                 .findFirst();
     }
 
-    /** Newest first. Null filters match everything; {@code open} true for pending and investigating only. */
-    public List<DeadLetter> list(Filter filter, int offset, int limit) {
-        return em.createQuery("select d from DeadLetter d where " + WHERE + " order by d.createdAt desc, d.id desc", DeadLetter.class)
-                .setParameter("reason", filter.reason())
-                .setParameter("status", filter.status())
-                .setParameter("run", filter.runId())
-                .setParameter("openOnly", filter.openOnly())
-                .setParameter("open", List.of(DeadLetterStatus.PENDING, DeadLetterStatus.INVESTIGATING))
-                .setFirstResult(offset)
-                .setMaxResults(limit)
+    /** Newest first. */
+    public List<DeadLetter> list(DeadLetterFilter filter, int offset, int limit) {
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where " + where(filter, parameters)
+                + " order by d.createdAt desc, d.id desc", DeadLetter.class);
+        parameters.forEach(query::setParameter);
+        return query.setFirstResult(offset).setMaxResults(limit).getResultList();
+    }
+
+    public long count(DeadLetterFilter filter) {
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter, parameters), Long.class);
+        parameters.forEach(query::setParameter);
+        return query.getSingleResult();
+    }
+
+    /** How many open dead letters matching the filter a requeue would bring back: the bulk requeue's dry run. */
+    public long countRequeueable(DeadLetterFilter filter) {
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter.open(), parameters)
+                + " and " + REQUEUEABLE, Long.class);
+        parameters.forEach(query::setParameter);
+        return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).getSingleResult();
+    }
+
+    /**
+     * The next open, requeueable dead letters matching the filter after id {@code after}, in id order, locked
+     * for this transaction so no other requeue (an operator, another job) can take them meanwhile.
+     */
+    public List<DeadLetter> lockNextRequeueable(DeadLetterFilter filter, long after, int max) {
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where " + where(filter.open(), parameters)
+                + " and " + REQUEUEABLE + " and d.id > :after order by d.id", DeadLetter.class);
+        parameters.forEach(query::setParameter);
+        return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT)
+                .setParameter("after", after)
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .setMaxResults(max)
                 .getResultList();
     }
 
-    public long count(Filter filter) {
-        return em.createQuery("select count(d) from DeadLetter d where " + WHERE, Long.class)
-                .setParameter("reason", filter.reason())
-                .setParameter("status", filter.status())
-                .setParameter("run", filter.runId())
-                .setParameter("openOnly", filter.openOnly())
-                .setParameter("open", List.of(DeadLetterStatus.PENDING, DeadLetterStatus.INVESTIGATING))
-                .getSingleResult();
+    private static final String REQUEUEABLE = "d.runId is not null and d.stepName is not null and d.reason <> :limit";
+
+    /** The filter as a JPQL condition over {@code d}; only what is set becomes a condition. */
+    static String where(DeadLetterFilter filter, Map<String, Object> parameters) {
+        List<String> conditions = new ArrayList<>();
+        condition(conditions, parameters, "d.reason = :reason", "reason", filter.reason());
+        condition(conditions, parameters, "d.status = :status", "status", filter.status());
+        condition(conditions, parameters, "d.runId = :run", "run", filter.runId());
+        condition(conditions, parameters, "d.status in :open", "open", filter.openOnly() ? OPEN : null);
+        condition(conditions, parameters, "d.pipeline = :pipeline", "pipeline", filter.pipeline());
+        condition(conditions, parameters, "d.stepName = :step", "step", filter.step());
+        condition(conditions, parameters, "d.createdAt >= :from", "from", filter.from());
+        condition(conditions, parameters, "d.createdAt < :to", "to", filter.to());
+        condition(conditions, parameters, "lower(d.errorMessage) like :error escape '!'", "error",
+                filter.errorContains() == null ? null : "%" + filter.errorContains().toLowerCase(Locale.ROOT)
+                        .replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
+        return conditions.isEmpty() ? "1 = 1" : String.join(" and ", conditions);
+    }
+
+    private static void condition(List<String> conditions, Map<String, Object> parameters, String condition, String name, Object value) {
+        if (value != null) {
+            conditions.add(condition);
+            parameters.put(name, value);
+        }
+    }
+
+    private static final List<DeadLetterStatus> OPEN = List.of(DeadLetterStatus.PENDING, DeadLetterStatus.INVESTIGATING);
+
+    /** When the dead letters since {@code since} were created (at most 50 000): the dashboard's chart. */
+    public List<Instant> createdSince(Instant since) {
+        return em.createQuery("select d.createdAt from DeadLetter d where d.createdAt >= :since", Instant.class)
+                .setParameter("since", since).setMaxResults(50_000).getResultList();
     }
 
     /** The newest dead letter of a run, open or not, with its audit trail. */
@@ -56,14 +116,5 @@ public class DeadLetters {
                 .filter(java.util.Objects::nonNull)
                 .findFirst()
                 .flatMap(this::find);
-    }
-
-    private static final String WHERE = "(:reason is null or d.reason = :reason)"
-            + " and (:status is null or d.status = :status)"
-            + " and (:run is null or d.runId = :run)"
-            + " and (:openOnly = false or d.status in :open)";
-
-    public record Filter(DeadLetterReason reason, DeadLetterStatus status, UUID runId, boolean openOnly) {
-        public static final Filter ALL = new Filter(null, null, null, false);
     }
 }

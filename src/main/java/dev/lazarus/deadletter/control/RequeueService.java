@@ -2,6 +2,7 @@ package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepDispatcher;
@@ -12,24 +13,34 @@ import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 /**
- * Brings a dead-lettered run back to life: the one requeue used by the admin page and the REST API.
+ * Brings dead-lettered runs back to life: the one requeue, used by the admin pages, the REST API and the
+ * bulk requeue jobs.
  *
  * <p>In one XA transaction it takes the run's message out of {@code DLQ.<queue>}, gives the run a new
  * generation (so the old message, wherever a copy of it may be, can never execute), sends a fresh message
  * for the same step to the original queue with the provenance stamped on it, and closes the dead letter
- * with who did it and when. The fresh message starts with a delivery count of one, so the step gets its
- * full retry policy again. If the DLQ message is gone (purged in the console) the step is dispatched from
- * the database all the same. Two operators requeueing at once: the row lock lets exactly one through.
+ * with who did it and how. The fresh message starts with a delivery count of one, so the step gets its full
+ * retry policy again. If the DLQ message is gone (purged in the console) the step is dispatched from the
+ * database all the same. The dead letter's row is locked before its message is touched, so two operators,
+ * or an operator and a job, requeueing at once end with exactly one message back.
  */
 @Stateless
 @RolesAllowed("operator")
@@ -48,6 +59,9 @@ public class RequeueService {
     Pipelines pipelines;
 
     @Inject
+    DeadLetters deadLetters;
+
+    @Inject
     DeadLetterQueues deadLetterQueues;
 
     @Inject
@@ -62,43 +76,94 @@ public class RequeueService {
     @Resource
     SessionContext session;
 
+    /** Requeues one dead letter, or says exactly why it cannot (404, 409). */
     public DeadLetter requeue(long deadLetterId) {
-        String operator = session.getCallerPrincipal().getName();
         DeadLetter deadLetter = em.find(DeadLetter.class, deadLetterId, LockModeType.PESSIMISTIC_WRITE);
         if (deadLetter == null) {
             throw Problem.notFound("no dead letter " + deadLetterId);
         }
-        if (!deadLetter.isOpen()) {
-            throw Problem.conflict("dead letter " + deadLetterId + " is already " + deadLetter.status()
-                    + (deadLetter.closedBy() != null ? " (by " + deadLetter.closedBy() + " at " + deadLetter.closedAt() + ")" : ""));
+        Target target = target(deadLetter).orElseThrow(() -> Problem.conflict(whyNot(deadLetter)));
+        Set<UUID> taken = deadLetterQueues.take(target.step().deadLetterQueue(), List.of(target.run().id()));
+        requeue(target, session.getCallerPrincipal().getName(), taken.contains(target.run().id()), clock.instant());
+        return deadLetter;
+    }
+
+    /**
+     * One batch of a bulk requeue, in a transaction of its own: the next dead letters of the job's filter,
+     * their DLQ messages taken with one selector per queue, and the job's progress, all committed together.
+     *
+     * @return how many dead letters the batch looked at (0: the job is done)
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public int requeueBatch(long jobId, int max) {
+        RequeueJob job = em.find(RequeueJob.class, jobId, LockModeType.PESSIMISTIC_WRITE);
+        List<DeadLetter> batch = deadLetters.lockNextRequeueable(job.filter(), job.cursorId(), max);
+        if (batch.isEmpty()) {
+            return 0;
         }
-        if (deadLetter.reason() == DeadLetterReason.REQUEUE_LIMIT) {
-            throw Problem.conflict("dead letter " + deadLetterId + ": run " + deadLetter.runId() + " was parked by the loop guard"
-                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead");
+        Instant now = clock.instant();
+        List<Target> targets = batch.stream().map(this::target).flatMap(Optional::stream).toList();
+        int moved = 0;
+        Map<String, List<Target>> byQueue = targets.stream().collect(Collectors.groupingBy(t -> t.step().deadLetterQueue()));
+        for (Map.Entry<String, List<Target>> queue : byQueue.entrySet()) {
+            Set<UUID> taken = deadLetterQueues.take(queue.getKey(), queue.getValue().stream().map(t -> t.run().id()).toList());
+            for (Target target : queue.getValue()) {
+                boolean wasInQueue = taken.contains(target.run().id());
+                requeue(target, job.requestedBy(), wasInQueue, now);
+                moved += wasInQueue ? 1 : 0;
+            }
         }
+        job.progressed(batch.get(batch.size() - 1).id(), moved, targets.size() - moved, batch.size() - targets.size(), now);
+        return batch.size();
+    }
+
+    private void requeue(Target target, String operator, boolean takenFromQueue, Instant now) {
+        Run run = target.run();
+        long generation = run.requeue(now);
+        target.deadLetter().requeued(operator, takenFromQueue ? MOVED : REDISPATCHED, now);
+        dispatcher.redispatch(target.step(), new StepMessage(run.id(), target.step().name(), generation),
+                new StepDispatcher.Requeue(run.requeueCount(), operator, now));
+        LOG.log(Level.INFO, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {run.id(), target.step().name(), operator,
+                takenFromQueue ? "its message was moved back from " + target.step().deadLetterQueue() : "dispatched from the database"});
+    }
+
+    /** The run and step a dead letter brings back, if it can be requeued now. */
+    private Optional<Target> target(DeadLetter deadLetter) {
         if (!deadLetter.canBeRequeued()) {
-            throw Problem.conflict("dead letter " + deadLetterId + " (" + deadLetter.reason()
-                    + ") has no run to resume: the message was never a valid step; discard it instead");
+            return Optional.empty();
         }
         Run run = em.find(Run.class, deadLetter.runId(), LockModeType.PESSIMISTIC_WRITE);
-        if (run == null) {
-            throw Problem.conflict("run " + deadLetter.runId() + " no longer exists; the dead letter keeps its snapshot");
+        if (run == null || requeuePolicy.exhausted(run.requeueCount())) {
+            return Optional.empty();
         }
-        if (deadLetter.reason() == DeadLetterReason.REQUEUE_LIMIT || requeuePolicy.exhausted(run.requeueCount())) {
-            throw Problem.conflict("run " + run.id() + " has been requeued " + run.requeueCount() + " times, the limit"
-                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead");
-        }
-        StepDefinition step = pipelines.step(run.pipeline(), run.currentStep()).orElseThrow(() -> Problem.conflict(
-                "pipeline " + run.pipeline() + " has no step " + run.currentStep() + " any more; it cannot be requeued"));
+        return pipelines.step(run.pipeline(), run.currentStep()).map(step -> new Target(deadLetter, run, step));
+    }
 
-        int taken = deadLetterQueues.take(step.deadLetterQueue(), run.id());
-        Instant now = clock.instant();
-        long generation = run.requeue(now);
-        deadLetter.requeued(operator, taken > 0 ? MOVED : REDISPATCHED, now);
-        dispatcher.redispatch(step, new StepMessage(run.id(), step.name(), generation),
-                new StepDispatcher.Requeue(run.requeueCount(), operator, now));
-        LOG.log(Level.INFO, "Run {0} requeued at step {1} by {2} ({3} message(s) taken from {4})",
-                new Object[] {run.id(), step.name(), operator, taken, step.deadLetterQueue()});
-        return deadLetter;
+    private String whyNot(DeadLetter deadLetter) {
+        long id = deadLetter.id();
+        if (!deadLetter.isOpen()) {
+            return "dead letter " + id + " is already " + deadLetter.status()
+                    + (deadLetter.closedBy() != null ? " (by " + deadLetter.closedBy() + " at " + deadLetter.closedAt() + ")" : "");
+        }
+        if (deadLetter.reason() == DeadLetterReason.REQUEUE_LIMIT) {
+            return "dead letter " + id + ": run " + deadLetter.runId() + " was parked by the loop guard"
+                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead";
+        }
+        if (deadLetter.runId() == null || deadLetter.stepName() == null) {
+            return "dead letter " + id + " (" + deadLetter.reason() + ") has no run to resume: the message was never a valid step;"
+                    + " discard it instead";
+        }
+        Run run = em.find(Run.class, deadLetter.runId());
+        if (run == null) {
+            return "run " + deadLetter.runId() + " no longer exists; the dead letter keeps its snapshot";
+        }
+        if (requeuePolicy.exhausted(run.requeueCount())) {
+            return "run " + run.id() + " has been requeued " + run.requeueCount() + " times, the limit"
+                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead";
+        }
+        return "pipeline " + run.pipeline() + " has no step " + run.currentStep() + " any more; it cannot be requeued";
+    }
+
+    private record Target(DeadLetter deadLetter, Run run, StepDefinition step) {
     }
 }

@@ -1,0 +1,75 @@
+package dev.lazarus.admin.boundary;
+
+import dev.lazarus.deadletter.control.DeadLetterStats;
+import dev.lazarus.deadletter.control.DeadLetters;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The dashboard: counts by reason and status, the oldest open dead letter, time to resolve, the last 24 hours. */
+@Named
+@RequestScoped
+public class DashboardPage {
+
+    static final int HOURS = 24;
+
+    @Inject
+    DeadLetterStats stats;
+
+    @Inject
+    DeadLetters deadLetters;
+
+    @Inject
+    Clock clock;
+
+    private DeadLetterStats.Stats current;
+    private List<Bar> hourly;
+
+    public DeadLetterStats.Stats getStats() {
+        if (current == null) {
+            current = stats.stats();
+        }
+        return current;
+    }
+
+    public String getOldestOpenAge() {
+        return FacesActions.age(getStats().oldestOpen(), clock.instant());
+    }
+
+    public String getAverageTimeToResolution() {
+        return FacesActions.human(getStats().averageTimeToResolution());
+    }
+
+    /** Dead letters per hour over the last 24 hours, oldest hour first. */
+    public List<Bar> getHourly() {
+        if (hourly == null) {
+            Instant now = clock.instant();
+            Instant start = now.truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(HOURS - 1));
+            long[] counts = new long[HOURS];
+            for (Instant created : deadLetters.createdSince(start)) {
+                int hour = (int) Duration.between(start, created).toHours();
+                if (hour >= 0 && hour < HOURS) {
+                    counts[hour]++;
+                }
+            }
+            long max = Math.max(1, java.util.Arrays.stream(counts).max().orElse(1));
+            hourly = new ArrayList<>();
+            for (int i = 0; i < HOURS; i++) {
+                hourly.add(new Bar(String.format("%02d:00", start.plus(Duration.ofHours(i)).atZone(ZoneOffset.UTC).getHour()),
+                        counts[i], (int) (counts[i] * 100 / max)));
+            }
+        }
+        return hourly;
+    }
+
+    /** One hour of the chart: its label (UTC), its count, its height in percent of the busiest hour. */
+    public record Bar(String label, long count, int percent) {
+    }
+}

@@ -1,0 +1,134 @@
+package dev.lazarus.admin.boundary;
+
+import dev.lazarus.deadletter.control.DeadLetters;
+import dev.lazarus.deadletter.control.RequeueJobs;
+import dev.lazarus.deadletter.control.RequeueService;
+import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterFilter;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.deadletter.entity.RequeueJob;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.inject.Named;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+
+/**
+ * The dead-letter list: filters in the URL (so a filtered view can be shared), requeue per row, and bulk
+ * requeue of everything the filter matches, with the dry-run count shown before anything happens.
+ */
+@Named
+@RequestScoped
+public class DeadLetterListPage {
+
+    static final int PAGE_SIZE = 100;
+
+    @Inject
+    DeadLetters deadLetters;
+
+    @Inject
+    RequeueService requeueService;
+
+    @Inject
+    RequeueJobs requeueJobs;
+
+    @Inject
+    Clock clock;
+
+    private String reason;
+    private String status;
+    private String pipeline;
+    private String step;
+    private String from;
+    private String to;
+    private String error;
+    private int rate = 50;
+
+    private DeadLetterFilter filter;
+    private List<DeadLetter> items;
+
+    public DeadLetterFilter getFilter() {
+        if (filter == null) {
+            try {
+                filter = new DeadLetterFilter(parse(DeadLetterReason.class, reason), "OPEN".equals(status) ? null : parse(DeadLetterStatus.class, status),
+                        null, "OPEN".equals(status), blank(pipeline), blank(step), instant(from), instant(to), blank(error));
+            } catch (IllegalArgumentException | DateTimeParseException e) {
+                FacesActions.warn("Filter ignored: " + e.getMessage());
+                filter = DeadLetterFilter.ALL;
+            }
+        }
+        return filter;
+    }
+
+    public List<DeadLetter> getItems() {
+        if (items == null) {
+            items = deadLetters.list(getFilter(), 0, PAGE_SIZE);
+        }
+        return items;
+    }
+
+    public long getTotal() {
+        return deadLetters.count(getFilter());
+    }
+
+    /** The dry run: how many open dead letters of this filter a bulk requeue would bring back. */
+    public long getRequeueable() {
+        return deadLetters.countRequeueable(getFilter());
+    }
+
+    public DeadLetterReason[] getReasons() {
+        return DeadLetterReason.values();
+    }
+
+    public DeadLetterStatus[] getStatuses() {
+        return DeadLetterStatus.values();
+    }
+
+    public String age(Instant since) {
+        return FacesActions.age(since, clock.instant());
+    }
+
+    public void requeue(long id) {
+        FacesActions.act(() -> requeueService.requeue(id), requeued -> "Run " + requeued.runId() + " requeued at step "
+                + requeued.stepName() + " (" + requeued.requeueMethod() + ").");
+        items = null;
+    }
+
+    /** Starts a bulk requeue of what the filter matches; shows its progress page. */
+    public String requeueAll() {
+        RequeueJob job = FacesActions.act(() -> requeueJobs.start(getFilter(), rate), "Bulk requeue started.");
+        return job == null ? null : "requeue-job?faces-redirect=true&id=" + job.id();
+    }
+
+    private static <E extends Enum<E>> E parse(Class<E> type, String value) {
+        return value == null || value.isBlank() ? null : Enum.valueOf(type, value);
+    }
+
+    private static Instant instant(String value) {
+        return value == null || value.isBlank() ? null : Instant.parse(value.trim());
+    }
+
+    private static String blank(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+
+    public String getReason() { return reason; }
+    public void setReason(String reason) { this.reason = reason; }
+    public String getStatus() { return status; }
+    public void setStatus(String status) { this.status = status; }
+    public String getPipeline() { return pipeline; }
+    public void setPipeline(String pipeline) { this.pipeline = pipeline; }
+    public String getStep() { return step; }
+    public void setStep(String step) { this.step = step; }
+    public String getFrom() { return from; }
+    public void setFrom(String from) { this.from = from; }
+    public String getTo() { return to; }
+    public void setTo(String to) { this.to = to; }
+    public String getError() { return error; }
+    public void setError(String error) { this.error = error; }
+    public int getRate() { return rate; }
+    public void setRate(int rate) { this.rate = rate; }
+}

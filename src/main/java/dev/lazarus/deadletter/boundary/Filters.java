@@ -1,0 +1,61 @@
+package dev.lazarus.deadletter.boundary;
+
+import dev.lazarus.deadletter.entity.DeadLetterFilter;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.platform.boundary.JsonBodies;
+import dev.lazarus.platform.boundary.QueryParams;
+import dev.lazarus.platform.control.Problem;
+import jakarta.json.JsonObject;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.UUID;
+
+/** Reads a {@link DeadLetterFilter} from query parameters or a JSON object, the same names in both. */
+final class Filters {
+
+    private Filters() {
+    }
+
+    static DeadLetterFilter of(String reason, String status, String runId, boolean openOnly, String pipeline, String step,
+                               String from, String to, String error) {
+        try {
+            return new DeadLetterFilter(QueryParams.enumValue(DeadLetterReason.class, "reason", reason),
+                    QueryParams.enumValue(DeadLetterStatus.class, "status", status),
+                    runId == null || runId.isBlank() ? null : uuid(runId), openOnly, blankToNull(pipeline), blankToNull(step),
+                    instant("from", from), instant("to", to), error);
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest(e.getMessage());
+        }
+    }
+
+    /** {@code {"reason": ..., "pipeline": ..., "step": ..., "from": ..., "to": ..., "error": ...}}; open only. */
+    static DeadLetterFilter of(JsonObject json) {
+        return of(JsonBodies.optionalString(json, "reason"), null, null, true, JsonBodies.optionalString(json, "pipeline"),
+                JsonBodies.optionalString(json, "step"), JsonBodies.optionalString(json, "from"),
+                JsonBodies.optionalString(json, "to"), JsonBodies.optionalString(json, "error"));
+    }
+
+    static UUID uuid(String value) {
+        try {
+            return UUID.fromString(value);
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest("'" + value + "' is not a run id (a UUID)");
+        }
+    }
+
+    private static Instant instant(String name, String value) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        try {
+            return Instant.parse(value.trim());
+        } catch (DateTimeParseException e) {
+            throw Problem.badRequest(name + " must be an ISO-8601 instant such as 2026-11-22T06:00:00Z, was '" + value + "'");
+        }
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+}

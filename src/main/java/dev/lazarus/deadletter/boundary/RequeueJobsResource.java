@@ -1,0 +1,82 @@
+package dev.lazarus.deadletter.boundary;
+
+import dev.lazarus.deadletter.control.RequeueJobs;
+import dev.lazarus.deadletter.entity.DeadLetterFilter;
+import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.platform.boundary.JsonBodies;
+import dev.lazarus.platform.control.Problem;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.io.InputStream;
+import java.util.List;
+
+/**
+ * Bulk requeue over HTTP: {@code GET /api/requeue-jobs/dry-run?...} counts what a filter would bring back;
+ * {@code POST /api/requeue-jobs} {@code {"filter": {...}, "ratePerSecond": 50}} starts a job (202 with its
+ * Location); {@code GET /api/requeue-jobs/{id}} follows its progress; {@code POST .../cancel} stops it.
+ */
+@Path("requeue-jobs")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class RequeueJobsResource {
+
+    @Inject
+    RequeueJobs jobs;
+
+    @GET
+    @Path("dry-run")
+    public JsonObject dryRun(@QueryParam("reason") String reason, @QueryParam("pipeline") String pipeline,
+                             @QueryParam("step") String step, @QueryParam("from") String from, @QueryParam("to") String to,
+                             @QueryParam("error") String error) {
+        DeadLetterFilter filter = Filters.of(reason, null, null, true, pipeline, step, from, to, error);
+        return Json.createObjectBuilder().add("matching", jobs.dryRun(filter)).build();
+    }
+
+    @POST
+    public Response start(InputStream body, @Context UriInfo uri) {
+        JsonObject request = JsonBodies.readOptionalObject(body, 16 * 1024, "{\"filter\": {...}, \"ratePerSecond\": 50}");
+        JsonValue filter = request.getOrDefault("filter", JsonValue.EMPTY_JSON_OBJECT);
+        if (filter.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw Problem.badRequest("'filter' must be an object: {\"reason\", \"pipeline\", \"step\", \"from\", \"to\", \"error\"}");
+        }
+        JsonValue rate = request.getOrDefault("ratePerSecond", Json.createValue(0));
+        if (!(rate instanceof JsonNumber number) || !number.isIntegral() || number.intValue() < 0 || number.intValue() > 100_000) {
+            throw Problem.badRequest("'ratePerSecond' must be a whole number from 0 (unlimited) to 100000");
+        }
+        RequeueJob job = jobs.start(Filters.of(filter.asJsonObject()), number.intValue());
+        return Response.accepted(RequeueJobView.of(job))
+                .location(uri.getAbsolutePathBuilder().path(String.valueOf(job.id())).build())
+                .build();
+    }
+
+    @GET
+    public List<RequeueJobView> recent() {
+        return jobs.recent(50).stream().map(RequeueJobView::of).toList();
+    }
+
+    @GET
+    @Path("{id}")
+    public RequeueJobView get(@PathParam("id") long id) {
+        return jobs.find(id).map(RequeueJobView::of).orElseThrow(() -> Problem.notFound("no requeue job " + id));
+    }
+
+    @POST
+    @Path("{id}/cancel")
+    public RequeueJobView cancel(@PathParam("id") long id) {
+        return RequeueJobView.of(jobs.cancel(id));
+    }
+}

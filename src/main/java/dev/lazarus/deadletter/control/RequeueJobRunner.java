@@ -1,0 +1,62 @@
+package dev.lazarus.deadletter.control;
+
+import dev.lazarus.deadletter.entity.RequeueJob;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ejb.Asynchronous;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Works through a requeue job in the background, batch by batch, holding to its rate and stopping when
+ * asked. Runs with the identity of the operator who started it.
+ */
+@Stateless
+@RolesAllowed("operator")
+public class RequeueJobRunner {
+
+    private static final Logger LOG = Logger.getLogger(RequeueJobRunner.class.getName());
+
+    @Inject
+    RequeueJobStore store;
+
+    @Inject
+    RequeueService requeueService;
+
+    @Asynchronous
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public void run(long jobId) {
+        try {
+            while (true) {
+                long batchStarted = System.nanoTime();
+                RequeueJob job = store.reload(jobId);
+                if (job.cancelRequested()) {
+                    store.finish(jobId, RequeueJob.State.CANCELLED, null);
+                    return;
+                }
+                int max = job.ratePerSecond() == 0 ? RequeueJobs.BATCH : Math.min(RequeueJobs.BATCH, job.ratePerSecond());
+                int done = requeueService.requeueBatch(jobId, max);
+                if (done == 0) {
+                    store.finish(jobId, RequeueJob.State.COMPLETED, null);
+                    return;
+                }
+                if (job.ratePerSecond() > 0) {
+                    long dueNanos = batchStarted + done * 1_000_000_000L / job.ratePerSecond();
+                    long waitMillis = (dueNanos - System.nanoTime()) / 1_000_000;
+                    if (waitMillis > 0) {
+                        Thread.sleep(waitMillis); // the rate limit: this job's only deliberate pause
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            store.finish(jobId, RequeueJob.State.INTERRUPTED, "the worker thread was interrupted");
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "Requeue job " + jobId + " failed", e);
+            store.finish(jobId, RequeueJob.State.FAILED, String.valueOf(e));
+        }
+    }
+}

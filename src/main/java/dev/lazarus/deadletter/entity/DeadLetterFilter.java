@@ -1,0 +1,31 @@
+package dev.lazarus.deadletter.entity;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * Which dead letters an operator means: by reason, status, run, pipeline, step, time window (created at or
+ * after {@code from}, before {@code to}) and a piece of the error text (any case). Null means any. The
+ * lists, the dry run and the bulk requeue all select with the same filter.
+ */
+public record DeadLetterFilter(DeadLetterReason reason, DeadLetterStatus status, UUID runId, boolean openOnly,
+                               String pipeline, String step, Instant from, Instant to, String errorContains) {
+
+    public static final DeadLetterFilter ALL = new DeadLetterFilter(null, null, null, false, null, null, null, null, null);
+
+    public DeadLetterFilter {
+        if (errorContains != null && errorContains.isBlank()) {
+            errorContains = null;
+        }
+        if (errorContains != null && errorContains.length() > 200) {
+            throw new IllegalArgumentException("the error text to look for has at most 200 characters");
+        }
+        if (from != null && to != null && !from.isBefore(to)) {
+            throw new IllegalArgumentException("the time window is empty: from " + from + " is not before to " + to);
+        }
+    }
+
+    public DeadLetterFilter open() {
+        return new DeadLetterFilter(reason, status, runId, true, pipeline, step, from, to, errorContains);
+    }
+}

@@ -1,0 +1,178 @@
+package dev.lazarus.deadletter.entity;
+
+import dev.lazarus.platform.control.Text;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A bulk requeue: the filter it works through, at what rate, on whose behalf, and how far it got. Its
+ * counters are updated in the same transaction as each batch of requeues, so they never disagree with what
+ * was done, whatever happens to the server.
+ */
+@Entity
+@Table(name = "requeue_job")
+public class RequeueJob {
+
+    public enum State {
+        RUNNING, COMPLETED, CANCELLED, FAILED,
+        /** The server stopped while it ran; what it did is done (and counted), the rest is still open. */
+        INTERRUPTED;
+
+        public boolean isFinished() {
+            return this != RUNNING;
+        }
+    }
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    private Long id;
+
+    @Column(name = "requested_by", nullable = false, length = 100)
+    private String requestedBy;
+
+    @Column(nullable = false, length = 100)
+    private String node;
+
+    @Column(name = "cursor_id", nullable = false)
+    private long cursorId;
+
+    @Enumerated(EnumType.STRING)
+    @Column(nullable = false, length = 20)
+    private State state;
+
+    @Enumerated(EnumType.STRING)
+    @Column(name = "filter_reason", length = 40)
+    private DeadLetterReason filterReason;
+
+    @Column(name = "filter_pipeline", length = 100)
+    private String filterPipeline;
+
+    @Column(name = "filter_step", length = 100)
+    private String filterStep;
+
+    @Column(name = "filter_from")
+    private Instant filterFrom;
+
+    @Column(name = "filter_to")
+    private Instant filterTo;
+
+    @Column(name = "filter_error", length = 200)
+    private String filterError;
+
+    /** 0 for as fast as it goes. */
+    @Column(name = "rate_per_second", nullable = false)
+    private int ratePerSecond;
+
+    @Column(nullable = false)
+    private long total;
+
+    @Column(nullable = false)
+    private long requeued;
+
+    @Column(nullable = false)
+    private long redispatched;
+
+    @Column(nullable = false)
+    private long skipped;
+
+    @Column(name = "cancel_requested", nullable = false)
+    private boolean cancelRequested;
+
+    @Column(name = "last_error", length = 2000)
+    private String lastError;
+
+    @Column(name = "created_at", nullable = false)
+    private Instant createdAt;
+
+    @Column(name = "updated_at", nullable = false)
+    private Instant updatedAt;
+
+    @Column(name = "finished_at")
+    private Instant finishedAt;
+
+    @Version
+    private long version;
+
+    protected RequeueJob() {
+        // for JPA
+    }
+
+    public RequeueJob(DeadLetterFilter filter, int ratePerSecond, long total, String requestedBy, String node, Instant now) {
+        if (ratePerSecond < 0) {
+            throw new IllegalArgumentException("the rate must be 0 (unlimited) or positive, was " + ratePerSecond);
+        }
+        this.filterReason = filter.reason();
+        this.filterPipeline = filter.pipeline();
+        this.filterStep = filter.step();
+        this.filterFrom = filter.from();
+        this.filterTo = filter.to();
+        this.filterError = filter.errorContains();
+        this.ratePerSecond = ratePerSecond;
+        this.total = total;
+        this.requestedBy = Objects.requireNonNull(requestedBy, "requestedBy");
+        this.node = Objects.requireNonNull(node, "node");
+        this.state = State.RUNNING;
+        this.createdAt = now;
+        this.updatedAt = now;
+    }
+
+    /** The dead letters this job requeues: open ones matching its filter. */
+    public DeadLetterFilter filter() {
+        return new DeadLetterFilter(filterReason, null, null, true, filterPipeline, filterStep, filterFrom, filterTo, filterError);
+    }
+
+    /**
+     * One batch was done, up to dead letter {@code lastId}: {@code moved} taken from their DLQ,
+     * {@code dispatched} sent from the database, {@code skippedNow} no longer requeueable.
+     */
+    public void progressed(long lastId, int moved, int dispatched, int skippedNow, Instant now) {
+        cursorId = Math.max(cursorId, lastId);
+        requeued += moved + dispatched;
+        redispatched += dispatched;
+        skipped += skippedNow;
+        updatedAt = now;
+    }
+
+    public void requestCancel(Instant now) {
+        if (state.isFinished()) {
+            throw new IllegalStateException("job " + id + " is already " + state);
+        }
+        cancelRequested = true;
+        updatedAt = now;
+    }
+
+    public void finish(State end, String error, Instant now) {
+        if (state.isFinished()) {
+            return;
+        }
+        state = end;
+        lastError = Text.truncate(error, 2000);
+        finishedAt = now;
+        updatedAt = now;
+    }
+
+    public Long id() { return id; }
+    public String requestedBy() { return requestedBy; }
+    public String node() { return node; }
+    public long cursorId() { return cursorId; }
+    public State state() { return state; }
+    public int ratePerSecond() { return ratePerSecond; }
+    public long total() { return total; }
+    public long requeued() { return requeued; }
+    public long redispatched() { return redispatched; }
+    public long skipped() { return skipped; }
+    public boolean cancelRequested() { return cancelRequested; }
+    public String lastError() { return lastError; }
+    public Instant createdAt() { return createdAt; }
+    public Instant updatedAt() { return updatedAt; }
+    public Instant finishedAt() { return finishedAt; }
+}

@@ -1,0 +1,102 @@
+package dev.lazarus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lazarus.it.Api.Response;
+import jakarta.json.JsonObject;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Bulk requeue by filter: dry run, rate limit, live progress, cancel, and exactly one message back per run. */
+class BulkRequeueIT extends LazarusIT {
+
+    /** Starts {@code count} runs whose {@code step} fails until requeued; returns them once all are dead-lettered. */
+    private List<String> deadLetteredRuns(int count, String step) {
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            runs.add(operator.startRun("{\"failures\":{\"" + step + "\":{\"mode\":\"until-requeued\"}}}"));
+        }
+        runs.forEach(id -> awaitRun(id, "DEAD_LETTERED"));
+        return runs;
+    }
+
+    private static String filter(String step, Instant from) {
+        return "{\"step\":\"" + step + "\",\"from\":\"" + from + "\",\"error\":\"OUTAGE in " + step + "\"}";
+    }
+
+    private JsonObject awaitJob(String location, String state) {
+        String path = location.substring(location.indexOf("api/"));
+        return Await.until("job " + path + " to be " + state, Duration.ofSeconds(60), () -> viewer.get(path).ok().json(),
+                job -> state.equals(job.getString("state")));
+    }
+
+    @Test
+    void dryRunCountsThenTheJobRequeuesEachMatchingRunExactlyOnce() {
+        Instant from = Instant.now();
+        List<String> index = deadLetteredRuns(5, "index");
+        List<String> parse = deadLetteredRuns(2, "parse");
+        index.forEach(id -> Await.until("its message in the DLQ", Duration.ofSeconds(15),
+                () -> broker.messagesOfRun("DLQ." + INDEX, id).size(), n -> n == 1));
+
+        String query = "step=index&from=" + URLEncoder.encode(from.toString(), StandardCharsets.UTF_8) + "&error=outage";
+        assertEquals(5, viewer.get("api/requeue-jobs/dry-run?" + query).ok().json().getInt("matching"));
+        assertEquals(5, viewer.get("api/dead-letters?open=true&" + query).ok().json().getInt("total"), "the list shows the same");
+
+        Response started = operator.post("api/requeue-jobs", "{\"filter\":" + filter("index", from) + ",\"ratePerSecond\":0}");
+        assertEquals(202, started.status(), started.body());
+        assertEquals(5, started.json().getInt("total"));
+        JsonObject done = awaitJob(started.location(), "COMPLETED");
+        assertEquals(5, done.getInt("requeued"));
+        assertEquals(0, done.getInt("redispatched"), "every message was moved back from its DLQ");
+        assertEquals("operator", done.getString("requestedBy"));
+
+        for (String id : index) {
+            JsonObject run = awaitRun(id, "COMPLETED");
+            assertEquals(1, run.getInt("requeueCount"), "requeued once");
+            assertEquals("MOVED_FROM_DLQ", run.getJsonObject("deadLetter").getString("requeueMethod"));
+            assertTrue(broker.messagesOfRun("DLQ." + INDEX, id).isEmpty());
+        }
+        parse.forEach(id -> assertEquals("DEAD_LETTERED", viewer.run(id).getString("state"), "outside the filter: untouched"));
+        assertEquals(0, viewer.get("api/requeue-jobs/dry-run?" + query).ok().json().getInt("matching"), "nothing left to do");
+    }
+
+    @Test
+    void aRateLimitedJobShowsItsProgressAndStopsWhenCancelled() {
+        Instant from = Instant.now();
+        List<String> runs = deadLetteredRuns(6, "parse");
+
+        Response started = operator.post("api/requeue-jobs", "{\"filter\":" + filter("parse", from) + ",\"ratePerSecond\":1}");
+        assertEquals(202, started.status(), started.body());
+        String path = started.location().substring(started.location().indexOf("api/"));
+        JsonObject partway = Await.until("the job to have done part of its work", Duration.ofSeconds(30),
+                () -> viewer.get(path).ok().json(), job -> job.getInt("requeued") >= 1);
+        assertEquals("RUNNING", partway.getString("state"));
+        assertTrue(partway.getInt("percent") < 100, "live progress: " + partway);
+
+        assertEquals(403, viewer.post(path + "/cancel", "").status(), "a viewer cannot cancel");
+        operator.post(path + "/cancel", "").ok();
+        JsonObject cancelled = awaitJob(started.location(), "CANCELLED");
+        int requeued = cancelled.getInt("requeued");
+        assertTrue(requeued < 6, "cancelled before the end: " + cancelled);
+
+        long neverRequeued = runs.stream().filter(id -> viewer.run(id).getInt("requeueCount") == 0).count();
+        assertEquals(6 - requeued, neverRequeued, "what the job did not do is still dead-lettered, nothing is lost");
+        assertEquals(6 - requeued, viewer.get("api/requeue-jobs/dry-run?step=parse&from="
+                + URLEncoder.encode(from.toString(), StandardCharsets.UTF_8) + "&error=outage").ok().json().getInt("matching"));
+    }
+
+    @Test
+    void badJobRequestsAreRefusedWithProblems() {
+        assertEquals(400, operator.post("api/requeue-jobs", "{\"ratePerSecond\":-1}").status());
+        assertEquals(400, operator.post("api/requeue-jobs", "{\"filter\":{\"reason\":\"SLEEPY\"}}").status());
+        assertEquals(400, operator.post("api/requeue-jobs", "{\"filter\":{\"from\":\"yesterday\"}}").status());
+        assertEquals(403, viewer.post("api/requeue-jobs", "{}").status());
+        assertEquals(404, viewer.get("api/requeue-jobs/999999").status());
+    }
+}
