@@ -10,7 +10,7 @@ import java.time.Duration;
  * Failures a demo payload can ask for, so that every path through Lazarus can be shown and tested:
  * <pre>{"failures": {"parse": {"mode": "transient", "succeedOnAttempt": 3}}}</pre>
  * Modes: {@code transient} (fails until attempt {@code succeedOnAttempt}), {@code always} (every attempt, so
- * retries run out), {@code until-requeued} (fails until an operator requeues the run: the "cause fixed"
+ * retries run out; {@code message} replaces the error text), {@code until-requeued} (fails until an operator requeues the run: the "cause fixed"
  * scenario), {@code permanent} (a declared non-retryable failure), {@code hang} (sleeps {@code seconds},
  * at most 600, without a heartbeat).
  */
@@ -40,8 +40,8 @@ final class DemoFailures {
                             + " (attempt " + context.attempt() + ", succeeds on attempt " + succeedOn + ")");
                 }
             }
-            case "always" -> throw new IllegalStateException("simulated failure in " + context.step()
-                    + " on every attempt (attempt " + context.attempt() + " of " + context.maxAttempts() + ")");
+            case "always" -> throw new IllegalStateException(failure.getString("message", "simulated failure in " + context.step()
+                    + " on every attempt") + " (attempt " + context.attempt() + " of " + context.maxAttempts() + ")");
             case "until-requeued" -> {
                 if (context.requeueCount() == 0) {
                     throw new IllegalStateException("simulated outage in " + context.step()

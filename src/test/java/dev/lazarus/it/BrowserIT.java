@@ -1,0 +1,188 @@
+package dev.lazarus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import jakarta.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The operator's path in a real browser (Debian's headless Chromium through its chromedriver): sign in,
+ * filter, dry run, bulk requeue with live progress, what an error containing markup looks like, and Retry in
+ * the Artemis console. Every step leaves a screenshot in target/browser-screenshots.
+ */
+class BrowserIT extends LazarusIT {
+
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+
+    private WebDriver browser;
+    private WebDriverWait wait;
+    private String testName;
+    private int shot;
+
+    @BeforeEach
+    void openBrowser(TestInfo test) throws IOException {
+        boolean available = Files.isExecutable(CHROMEDRIVER) && Files.isExecutable(CHROMIUM);
+        if (Boolean.getBoolean("lazarus.browser.required")) {
+            assertTrue(available, "Chromium and chromedriver are required here (apt-get install chromium chromium-driver)");
+        }
+        assumeTrue(available, "no Chromium/chromedriver on this machine: apt-get install chromium chromium-driver");
+        ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile())
+                .addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+                        "--window-size=1400,1000", "--user-data-dir=" + Files.createTempDirectory("lazarus-chromium"));
+        browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build(), options);
+        wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+        testName = test.getTestMethod().map(m -> m.getName()).orElse("browser");
+    }
+
+    @AfterEach
+    void closeBrowser() {
+        if (browser != null) {
+            screenshot("last");
+            browser.quit();
+        }
+    }
+
+    private String page(String path) {
+        return base.toString().replaceAll("/$", "") + "/" + path;
+    }
+
+    private void signIn(String user, String password) {
+        browser.get(page("admin/dashboard.xhtml"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("j_username"))).sendKeys(user);
+        browser.findElement(By.id("j_password")).sendKeys(password);
+        browser.findElement(By.cssSelector("button[type=submit]")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("open-count")));
+        screenshot("dashboard");
+    }
+
+    @Test
+    void operatorFiltersDryRunsAndBulkRequeuesWithLiveProgress() {
+        Instant from = Instant.now();
+        List<String> runs = List.of(operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"until-requeued\"}}}"),
+                operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"until-requeued\"}}}"),
+                operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"until-requeued\"}}}"));
+        runs.forEach(id -> awaitRun(id, "DEAD_LETTERED"));
+
+        signIn("operator", "operator-pw");
+        browser.findElement(By.linkText("Dead letters")).click();
+        WebElement filters = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("filters")));
+        filters.findElement(By.name("step")).sendKeys("parse");
+        filters.findElement(By.name("from")).sendKeys(from.toString());
+        filters.findElement(By.name("error")).sendKeys("outage in parse");
+        browser.findElement(By.id("apply-filter")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("requeueable"), "3"));
+        screenshot("filtered-dry-run");
+
+        WebElement rate = browser.findElement(By.id("bulk:rate"));
+        rate.clear();
+        rate.sendKeys("2");
+        browser.findElement(By.id("bulk:requeueAll")).click();
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(ExpectedConditions.urlContains("requeue-job.xhtml"));
+        screenshot("job-progress");
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-state"), "COMPLETED"));
+        assertTrue(browser.findElement(By.id("job-progress")).getText().startsWith("3 of 3 requeued"),
+                browser.findElement(By.id("job-progress")).getText());
+        screenshot("job-completed");
+        runs.forEach(id -> awaitRun(id, "COMPLETED"));
+    }
+
+    @Test
+    void markupInAnErrorOrPayloadIsShownAsTextNeverRun() {
+        String script = "<script>window.lazarusInjected = true</script>";
+        String id = operator.startRun("{\"note\":\"" + script.replace("\"", "\\\"") + "\",\"failures\":{\"fetch\":{\"mode\":\"always\",\"message\":\""
+                + script + "\"}}}");
+        long deadLetterId = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+
+        signIn("viewer", "viewer-pw");
+        browser.get(page("admin/dead-letters.xhtml?error=lazarusInjected"));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("summary")));
+        assertTrue(browser.findElement(By.tagName("main")).getText().contains(script), "the error is shown as text");
+        assertEquals(Boolean.FALSE, ((JavascriptExecutor) browser).executeScript("return window.lazarusInjected === true"));
+        assertTrue(browser.findElements(By.cssSelector("[id$=':requeue']")).isEmpty(), "a viewer gets no Requeue button");
+
+        browser.get(page("admin/dead-letter.xhtml?id=" + deadLetterId));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("payload")));
+        assertTrue(browser.findElement(By.id("payload")).getText().contains("window.lazarusInjected"), "the payload is shown as text");
+        assertEquals(Boolean.FALSE, ((JavascriptExecutor) browser).executeScript("return window.lazarusInjected === true"));
+        screenshot("escaped");
+    }
+
+    @Test
+    void retryInTheArtemisConsoleResumesTheRun() {
+        String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"until-requeued\"}}}");
+        long deadLetterId = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        Await.until("the message in DLQ." + INDEX, Duration.ofSeconds(15), () -> broker.messagesOfRun("DLQ." + INDEX, id).size(), n -> n == 1);
+
+        String console = "http://127.0.0.1:" + Integer.getInteger("it.console.port", 8261) + "/console";
+        browser.get(console);
+        // The console offers Retry only on queues matching its dead-letter preference (README: set it to ^DLQ).
+        ((JavascriptExecutor) browser).executeScript("var k = 'artemis.preferences';"
+                + "var p = JSON.parse(localStorage.getItem(k) || '{}'); p.artemisDLQ = '^DLQ'; localStorage.setItem(k, JSON.stringify(p));");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("input[type=password]")));
+        browser.findElement(By.cssSelector("input[type=text]")).sendKeys("admin");
+        browser.findElement(By.cssSelector("input[type=password]")).sendKeys("admin");
+        browser.findElement(By.cssSelector("button[type=submit]")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.xpath("//a[normalize-space()='Queues'] | //button[normalize-space()='Queues']"))).click();
+        By dlqRow = By.xpath("//tr[td[normalize-space()='DLQ." + INDEX + "']]");
+        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(dlqRow));
+        screenshot("console-queues");
+        List<WebElement> links = row.findElements(By.tagName("a"));
+        links.get(links.size() - 1).click(); // the message count: browse the queue
+        By ourMessage = By.xpath("//tbody/tr[.//input[@type='checkbox']]");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(ourMessage));
+        // select exactly this run's message: the DLQ may hold others from earlier tests
+        browser.findElement(By.cssSelector("input[type=search], input[aria-label*='ilter'], input[type=text]"))
+                .sendKeys("lazarusRunId = '" + id + "'");
+        browser.findElement(By.xpath("//button[normalize-space()='Filter']")).click();
+        wait.until(ExpectedConditions.numberOfElementsToBe(ourMessage, 1));
+        browser.findElement(By.xpath("//tbody/tr//input[@type='checkbox']")).click();
+        screenshot("console-selected");
+        browser.findElement(By.xpath("//button[normalize-space()='Retry']")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.xpath("//button[normalize-space()='Confirm']"))).click();
+        screenshot("console-retried");
+
+        awaitRun(id, "COMPLETED");
+        JsonObject deadLetter = viewer.get("api/dead-letters/" + deadLetterId).ok().json();
+        assertEquals("REPLAYED_FROM_CONSOLE", deadLetter.getString("requeueMethod"));
+        assertEquals("artemis-console", deadLetter.getString("requeuedBy"));
+    }
+
+    private void screenshot(String name) {
+        try {
+            Path directory = Path.of(System.getProperty("it.screenshots", "target/browser-screenshots"));
+            Files.createDirectories(directory);
+            byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
+            Files.write(directory.resolve(String.format("%s-%02d-%s.png", testName, ++shot, name)), png);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            // a screenshot is an artifact, never the reason a test fails
+        }
+    }
+}
