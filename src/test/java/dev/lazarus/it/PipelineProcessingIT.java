@@ -33,6 +33,23 @@ class PipelineProcessingIT extends LazarusIT {
     }
 
     @Test
+    void aDuplicateOfAStepMessageIsAcknowledgedWithoutRunningTheStepAgain() {
+        String id = operator.startRun("{\"url\":\"https://example.org/once.html\"}");
+        String indexKey = awaitRun(id, "COMPLETED").getJsonObject("payload").getString("indexKey");
+
+        // the same dispatch once more, as a redelivery after a lost acknowledgement would bring it
+        broker.send(INDEX, "{\"runId\":\"" + id + "\",\"step\":\"index\",\"generation\":1}");
+        Await.until("the duplicate to be consumed", Duration.ofSeconds(30), () -> broker.messageCount(INDEX), n -> n == 0);
+
+        JsonObject run = viewer.run(id);
+        assertEquals("COMPLETED", run.getString("state"));
+        assertEquals(1, executions(run, "index").size());
+        assertEquals(1, executions(run, "index").get(0).getInt("attempts"), "the step did not run again");
+        assertEquals(indexKey, run.getJsonObject("payload").getString("indexKey"));
+        assertEquals(0, viewer.get("api/dead-letters?runId=" + id).ok().json().getInt("total"), "a duplicate is not a failure");
+    }
+
+    @Test
     void transientFailureIsRedeliveredWithTheStepsBackoffUntilItSucceeds() {
         String id = operator.startRun("{\"failures\":{\"fetch\":{\"mode\":\"transient\",\"succeedOnAttempt\":3}}}");
         JsonObject run = awaitRun(id, "COMPLETED");

@@ -8,7 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lazarus.it.Api.Response;
 import jakarta.json.JsonObject;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,6 +53,40 @@ class RequeueIT extends LazarusIT {
         Response again = operator.post("api/dead-letters/" + deadLetterId + "/requeue", "");
         assertEquals(409, again.status(), "a dead letter is requeued once");
         assertTrue(again.json().getString("detail").contains("operator"), again.body());
+    }
+
+    @Test
+    void twoOperatorsRequeueingTheSameDeadLetterAtOnceSendExactlyOneMessageBack() throws Exception {
+        String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"until-requeued\"}}}");
+        long deadLetterId = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        Await.until("the message in DLQ." + INDEX, Duration.ofSeconds(10), () -> broker.messagesOfRun("DLQ." + INDEX, id), m -> m.size() == 1);
+
+        ExecutorService operators = Executors.newFixedThreadPool(2);
+        CountDownLatch go = new CountDownLatch(1);
+        try {
+            List<Future<Integer>> clicks = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                clicks.add(operators.submit(() -> {
+                    go.await();
+                    return operator.post("api/dead-letters/" + deadLetterId + "/requeue", "").status();
+                }));
+            }
+            go.countDown();
+            List<Integer> statuses = new ArrayList<>();
+            for (Future<Integer> click : clicks) {
+                statuses.add(click.get(60, TimeUnit.SECONDS));
+            }
+            statuses.sort(null);
+            assertEquals(List.of(200, 409), statuses, "one requeue wins, the other is told it was already done");
+        } finally {
+            operators.shutdownNow();
+        }
+
+        JsonObject run = awaitRun(id, "COMPLETED");
+        assertEquals(1, run.getInt("requeueCount"));
+        List<JsonObject> index = executions(run, "index");
+        assertEquals(2, index.size(), "the failed dispatch and exactly one requeued dispatch");
+        assertEquals(1, index.get(1).getInt("attempts"), "the requeued message was delivered once");
     }
 
     @Test
