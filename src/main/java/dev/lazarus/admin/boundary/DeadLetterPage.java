@@ -69,7 +69,7 @@ public class DeadLetterPage {
 
     /** The Artemis console, where this dead letter's message can be browsed and retried. */
     public String getConsoleLink() {
-        return consoleUrl + "/artemis/artemisQueues";
+        return consoleUrl + "/artemis"; // the console keeps no URL per queue or message: the page says where to look
     }
 
     public String age(Instant since) {

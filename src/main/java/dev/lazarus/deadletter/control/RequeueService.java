@@ -85,6 +85,8 @@ public class RequeueService {
         Target target = target(deadLetter).orElseThrow(() -> Problem.conflict(whyNot(deadLetter)));
         Set<UUID> taken = deadLetterQueues.take(target.step().deadLetterQueue(), List.of(target.run().id()));
         requeue(target, session.getCallerPrincipal().getName(), taken.contains(target.run().id()), clock.instant());
+        LOG.log(Level.INFO, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {target.run().id(), target.step().name(),
+                session.getCallerPrincipal().getName(), deadLetter.requeueMethod()});
         return deadLetter;
     }
 
@@ -102,6 +104,11 @@ public class RequeueService {
             return 0;
         }
         Instant now = clock.instant();
+        // lock the batch's runs with one query rather than one each; target() then finds them in the context
+        em.createQuery("select r from Run r where r.id in :ids", Run.class)
+                .setParameter("ids", batch.stream().map(DeadLetter::runId).toList())
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .getResultList();
         List<Target> targets = batch.stream().map(this::target).flatMap(Optional::stream).toList();
         int moved = 0;
         Map<String, List<Target>> byQueue = targets.stream().collect(Collectors.groupingBy(t -> t.step().deadLetterQueue()));
@@ -114,6 +121,8 @@ public class RequeueService {
             }
         }
         job.progressed(batch.get(batch.size() - 1).id(), moved, targets.size() - moved, batch.size() - targets.size(), now);
+        LOG.log(Level.INFO, "Requeue job {0}: {1} run(s) requeued by {2} ({3} moved back from their DLQ), {4} skipped",
+                new Object[] {jobId, targets.size(), job.requestedBy(), moved, batch.size() - targets.size()});
         return batch.size();
     }
 
@@ -123,7 +132,7 @@ public class RequeueService {
         target.deadLetter().requeued(operator, takenFromQueue ? MOVED : REDISPATCHED, now);
         dispatcher.redispatch(target.step(), new StepMessage(run.id(), target.step().name(), generation),
                 new StepDispatcher.Requeue(run.requeueCount(), operator, now));
-        LOG.log(Level.INFO, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {run.id(), target.step().name(), operator,
+        LOG.log(Level.FINE, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {run.id(), target.step().name(), operator,
                 takenFromQueue ? "its message was moved back from " + target.step().deadLetterQueue() : "dispatched from the database"});
     }
 
