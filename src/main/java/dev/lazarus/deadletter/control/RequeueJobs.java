@@ -27,7 +27,7 @@ import java.util.Optional;
 public class RequeueJobs {
 
     /** The most a job does in one transaction. */
-    static final int BATCH = 100;
+    static final int BATCH = 500;
 
     /** The server's node name: which jobs are this server's to mark interrupted after a restart. */
     static final String NODE = System.getProperty("jboss.node.name", "local");
