@@ -120,9 +120,9 @@ public final class BulkRequeueBenchmark {
         try (PreparedStatement run = db.prepareStatement("insert into run (id, pipeline, state, current_step, generation, payload,"
                 + " requeue_count, created_at, updated_at, finished_at, version) values (?, 'document-ingestion', 'DEAD_LETTERED',"
                 + " 'parse', 1, '{}', 0, ?, ?, ?, 0)");
-             PreparedStatement deadLetter = db.prepareStatement("insert into dead_letter (run_id, open_run_id, pipeline, step_name,"
+             PreparedStatement deadLetter = db.prepareStatement("insert into dead_letter (id, run_id, open_run_id, pipeline, step_name,"
                      + " queue, dead_letter_queue, reason, status, generation, attempts, error_message, detected_by, created_at,"
-                     + " updated_at, version) values (?, ?, 'document-ingestion', 'parse', ?, ?, 'RETRIES_EXHAUSTED', 'PENDING', 1, 3,"
+                     + " updated_at, version) values (nextval('dead_letter_seq'), ?, ?, 'document-ingestion', 'parse', ?, ?, 'RETRIES_EXHAUSTED', 'PENDING', 1, 3,"
                      + " ?, 'benchmark', ?, ?, 0)")) {
             for (UUID id : runs) {
                 run.setObject(1, id);

@@ -117,6 +117,7 @@ public final class SweepBenchmark {
         do {
             java.net.http.HttpResponse<String> response = http.send(java.net.http.HttpRequest.newBuilder(
                             java.net.URI.create(app + "/api/staleness/sweep")).header("Authorization", auth)
+                    .header("Content-Type", "application/json")
                     .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
                 throw new IllegalStateException("sweep answered " + response.statusCode() + ": " + response.body());

@@ -89,7 +89,7 @@ public class DeadLetterService {
         } else if (report.runId() != null) {
             deadLetter.forRun(report.runId(), report.pipeline(), report.step(), report.generation());
         }
-        em.persist(deadLetter); // identity ids: inserted (and the one-open-per-run constraint checked) right here
+        em.persist(deadLetter); // inserted at flush; the one-open-per-run constraint is checked then
         LOG.log(Level.WARNING, "Dead letter {0}: {1} on queue {2}, run {3}, step {4}: {5}", new Object[] {
                 deadLetter.id(), reason, report.queue(), report.runId(), report.step(), error});
         return deadLetter;

@@ -8,6 +8,7 @@ import jakarta.persistence.Enumerated;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
+import jakarta.persistence.SequenceGenerator;
 import jakarta.persistence.OneToMany;
 import jakarta.persistence.OrderBy;
 import jakarta.persistence.Table;
@@ -38,7 +39,8 @@ import java.util.UUID;
 public class DeadLetter {
 
     @Id
-    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "dead_letter_ids")
+    @SequenceGenerator(name = "dead_letter_ids", sequenceName = "dead_letter_seq", allocationSize = 50)
     private Long id;
 
     @Column(name = "run_id")
