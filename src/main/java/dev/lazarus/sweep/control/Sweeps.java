@@ -41,7 +41,7 @@ public class Sweeps {
     Clock clock;
 
     @Inject
-    @ConfigProperty(name = "lazarus.sweep.batch-size", defaultValue = "500")
+    @ConfigProperty(name = "lazarus.sweep.batch-size", defaultValue = "250")
     int batchSize;
 
     public SweepReport sweep() {
