@@ -49,6 +49,8 @@ public class DeadLetterListPage {
 
     private DeadLetterFilter filter;
     private List<DeadLetter> items;
+    private Long total;
+    private Long requeueable;
 
     public DeadLetterFilter getFilter() {
         if (filter == null) {
@@ -71,12 +73,18 @@ public class DeadLetterListPage {
     }
 
     public long getTotal() {
-        return deadLetters.count(getFilter());
+        if (total == null) {
+            total = deadLetters.count(getFilter());
+        }
+        return total;
     }
 
     /** The dry run: how many open dead letters of this filter a bulk requeue would bring back. */
     public long getRequeueable() {
-        return deadLetters.countRequeueable(getFilter());
+        if (requeueable == null) {
+            requeueable = deadLetters.countRequeueable(getFilter());
+        }
+        return requeueable;
     }
 
     public DeadLetterReason[] getReasons() {
@@ -95,6 +103,8 @@ public class DeadLetterListPage {
         FacesActions.act(() -> requeueService.requeue(id), requeued -> "Run " + requeued.runId() + " requeued at step "
                 + requeued.stepName() + " (" + requeued.requeueMethod() + ").");
         items = null;
+        total = null;
+        requeueable = null;
     }
 
     /** Starts a bulk requeue of what the filter matches; shows its progress page. */

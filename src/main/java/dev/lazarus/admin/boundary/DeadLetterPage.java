@@ -48,6 +48,7 @@ public class DeadLetterPage {
     private String note;
     private DeadLetter deadLetter;
     private Optional<Run> run;
+    private List<StepExecution> steps;
 
     public DeadLetter getDeadLetter() {
         if (deadLetter == null) {
@@ -64,7 +65,10 @@ public class DeadLetterPage {
     }
 
     public List<StepExecution> getSteps() {
-        return getRun() == null ? List.of() : runs.steps(getRun().id());
+        if (steps == null) {
+            steps = getRun() == null ? List.of() : runs.steps(getRun().id());
+        }
+        return steps;
     }
 
     /** The Artemis console, where this dead letter's message can be browsed and retried. */
@@ -105,6 +109,7 @@ public class DeadLetterPage {
     private void reload() {
         deadLetter = null;
         run = null;
+        steps = null;
         note = null;
     }
 

@@ -36,10 +36,18 @@ public class ListPages {
     private String state;
     private long jobId;
     private RequeueJob job;
+    private List<Run> runList;
+    private List<DeadLetter> queue;
+    private List<RequeueJob> jobs;
+
+    // each list is read once per request, however often the page refers to it
 
     public List<Run> getRuns() {
-        RunState wanted = state == null || state.isBlank() ? null : RunState.valueOf(state);
-        return runs.list(wanted, null, 0, PAGE_SIZE);
+        if (runList == null) {
+            RunState wanted = state == null || state.isBlank() ? null : RunState.valueOf(state);
+            runList = runs.list(wanted, null, 0, PAGE_SIZE);
+        }
+        return runList;
     }
 
     public RunState[] getStates() {
@@ -47,11 +55,17 @@ public class ListPages {
     }
 
     public List<DeadLetter> getInvestigationQueue() {
-        return stats.investigationQueue(null, null, null, 0, PAGE_SIZE);
+        if (queue == null) {
+            queue = stats.investigationQueue(null, null, null, 0, PAGE_SIZE);
+        }
+        return queue;
     }
 
     public List<RequeueJob> getJobs() {
-        return requeueJobs.recent(PAGE_SIZE);
+        if (jobs == null) {
+            jobs = requeueJobs.recent(PAGE_SIZE);
+        }
+        return jobs;
     }
 
     public RequeueJob getJob() {
