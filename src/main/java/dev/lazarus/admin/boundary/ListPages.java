@@ -1,8 +1,9 @@
 package dev.lazarus.admin.boundary;
 
-import dev.lazarus.deadletter.control.DeadLetterStats;
+import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.RequeueJobs;
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
@@ -25,7 +26,7 @@ public class ListPages {
     Runs runs;
 
     @Inject
-    DeadLetterStats stats;
+    DeadLetters deadLetters;
 
     @Inject
     RequeueJobs requeueJobs;
@@ -56,7 +57,7 @@ public class ListPages {
 
     public List<DeadLetter> getInvestigationQueue() {
         if (queue == null) {
-            queue = stats.investigationQueue(null, null, null, 0, PAGE_SIZE);
+            queue = deadLetters.investigationQueue(DeadLetterFilter.ALL, 0, PAGE_SIZE);
         }
         return queue;
     }

@@ -5,10 +5,8 @@ import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.Investigations;
 import dev.lazarus.deadletter.control.RequeueService;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
-import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
-import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -73,11 +71,11 @@ public class DeadLettersResource {
     public Page<DeadLetterView> investigationQueue(@QueryParam("reason") String reason, @QueryParam("pipeline") String pipeline,
                                                    @QueryParam("step") String step,
                                                    @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
-        DeadLetterReason wanted = QueryParams.enumValue(DeadLetterReason.class, "reason", reason);
+        DeadLetterFilter filter = Filters.of(reason, null, null, true, pipeline, step, null, null, null);
         int first = Page.offset(offset);
         int size = Page.limit(limit);
-        return new Page<>(stats.investigationQueue(wanted, pipeline, step, first, size).stream().map(DeadLetterView::summary).toList(),
-                stats.investigationQueueSize(wanted, pipeline, step), first, size);
+        return new Page<>(deadLetters.investigationQueue(filter, first, size).stream().map(DeadLetterView::summary).toList(),
+                deadLetters.count(filter), first, size);
     }
 
     @GET

@@ -1,5 +1,6 @@
 package dev.lazarus.deadletter.boundary;
 
+import dev.lazarus.deadletter.control.RequeueJobs;
 import dev.lazarus.deadletter.entity.RequeueJob;
 import jakarta.annotation.PostConstruct;
 import jakarta.ejb.DependsOn;
@@ -28,9 +29,8 @@ public class RequeueJobRecovery {
 
     @PostConstruct
     void interruptLeftovers() {
-        String node = System.getProperty("jboss.node.name", "local");
         for (RequeueJob job : em.createQuery("select j from RequeueJob j where j.state = :running and j.node = :node", RequeueJob.class)
-                .setParameter("running", RequeueJob.State.RUNNING).setParameter("node", node).getResultList()) {
+                .setParameter("running", RequeueJob.State.RUNNING).setParameter("node", RequeueJobs.NODE).getResultList()) {
             job.finish(RequeueJob.State.INTERRUPTED, "the server stopped while the job ran; start it again to finish", Instant.now());
             LOG.log(Level.WARNING, "Requeue job {0} was interrupted by a restart after {1} of {2}",
                     new Object[] {job.id(), job.requeued(), job.total()});

@@ -158,7 +158,7 @@ public class DeadLetterService {
         for (DeadLetter deadLetter : em.createQuery("select d from DeadLetter d where d.deadLetterQueue = :dlq"
                         + " and d.status in :open and d.reason in :parking and d.createdAt < :before", DeadLetter.class)
                 .setParameter("dlq", deadLetterQueue)
-                .setParameter("open", List.of(DeadLetterStatus.PENDING, DeadLetterStatus.INVESTIGATING))
+                .setParameter("open", DeadLetterStatus.OPEN)
                 .setParameter("parking", parking)
                 .setParameter("before", createdBefore)
                 .getResultList()) {

@@ -6,7 +6,6 @@ import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import jakarta.ejb.Stateless;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
-import jakarta.persistence.TypedQuery;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,11 +13,9 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
-/** The read models operators triage with: totals and the investigation queue. */
+/** The read model operators triage with: totals per reason and status, ages, time to resolution. */
 @Stateless
 public class DeadLetterStats {
-
-    static final List<DeadLetterStatus> OPEN = List.of(DeadLetterStatus.PENDING, DeadLetterStatus.INVESTIGATING);
 
     /** Time to resolution is averaged over the most recently closed dead letters, at most this many. */
     static final int RESOLUTION_SAMPLE = 10_000;
@@ -30,7 +27,7 @@ public class DeadLetterStats {
         Map<DeadLetterReason, long[]> perReason = new EnumMap<>(DeadLetterReason.class);
         for (Object[] row : em.createQuery("select d.reason, count(d), sum(case when d.status in :open then 1 else 0 end)"
                         + " from DeadLetter d group by d.reason", Object[].class)
-                .setParameter("open", OPEN).getResultList()) {
+                .setParameter("open", DeadLetterStatus.OPEN).getResultList()) {
             perReason.put((DeadLetterReason) row[0], new long[] {((Number) row[1]).longValue(), ((Number) row[2]).longValue()});
         }
         List<ReasonCount> reasons = new ArrayList<>();
@@ -46,9 +43,9 @@ public class DeadLetterStats {
             byStatus.put((DeadLetterStatus) row[0], ((Number) row[1]).longValue());
         }
         long total = byStatus.values().stream().mapToLong(Long::longValue).sum();
-        long open = OPEN.stream().mapToLong(byStatus::get).sum();
+        long open = DeadLetterStatus.OPEN.stream().mapToLong(byStatus::get).sum();
         Instant oldestOpen = em.createQuery("select min(d.createdAt) from DeadLetter d where d.status in :open", Instant.class)
-                .setParameter("open", OPEN).getSingleResult();
+                .setParameter("open", DeadLetterStatus.OPEN).getSingleResult();
         Instant newest = em.createQuery("select max(d.createdAt) from DeadLetter d", Instant.class).getSingleResult();
         List<Object[]> closed = em.createQuery("select d.createdAt, d.closedAt from DeadLetter d where d.closedAt is not null"
                         + " order by d.closedAt desc", Object[].class)
@@ -56,36 +53,6 @@ public class DeadLetterStats {
         Duration averageResolution = closed.isEmpty() ? null : Duration.ofMillis((long) closed.stream()
                 .mapToLong(r -> Duration.between((Instant) r[0], (Instant) r[1]).toMillis()).average().orElse(0));
         return new Stats(total, open, byStatus, reasons, oldestOpen, newest, averageResolution, closed.size());
-    }
-
-    /**
-     * Open dead letters in triage order: the reason's priority first (from the registry), then the oldest.
-     */
-    public List<DeadLetter> investigationQueue(DeadLetterReason reason, String pipeline, String step, int offset, int limit) {
-        TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where d.status in :open"
-                + " and (:reason is null or d.reason = :reason) and (:pipeline is null or d.pipeline = :pipeline)"
-                + " and (:step is null or d.stepName = :step)"
-                + " order by " + priorityOrder() + ", d.createdAt, d.id", DeadLetter.class);
-        return query.setParameter("open", OPEN).setParameter("reason", reason).setParameter("pipeline", pipeline)
-                .setParameter("step", step).setFirstResult(offset).setMaxResults(limit).getResultList();
-    }
-
-    public long investigationQueueSize(DeadLetterReason reason, String pipeline, String step) {
-        return em.createQuery("select count(d) from DeadLetter d where d.status in :open"
-                        + " and (:reason is null or d.reason = :reason) and (:pipeline is null or d.pipeline = :pipeline)"
-                        + " and (:step is null or d.stepName = :step)", Long.class)
-                .setParameter("open", OPEN).setParameter("reason", reason).setParameter("pipeline", pipeline)
-                .setParameter("step", step).getSingleResult();
-    }
-
-    /** The registry's priorities as an ORDER BY expression, so the database sorts and pages. */
-    private static String priorityOrder() {
-        StringBuilder order = new StringBuilder("case");
-        for (DeadLetterReason reason : DeadLetterReason.values()) {
-            order.append(" when d.reason = ").append(DeadLetterReason.class.getName()).append('.').append(reason.name())
-                    .append(" then ").append(reason.priority());
-        }
-        return order.append(" else 99 end").toString();
     }
 
     public record ReasonCount(DeadLetterReason reason, long total, long open) {

@@ -74,6 +74,28 @@ public class DeadLetters {
                 .getResultList();
     }
 
+    /**
+     * Open dead letters matching the filter in triage order: the reason's priority first (from the
+     * registry), then the oldest. Its size is {@code count(filter.open())}.
+     */
+    public List<DeadLetter> investigationQueue(DeadLetterFilter filter, int offset, int limit) {
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where " + where(filter.open(), parameters)
+                + " order by " + priorityOrder() + ", d.createdAt, d.id", DeadLetter.class);
+        parameters.forEach(query::setParameter);
+        return query.setFirstResult(offset).setMaxResults(limit).getResultList();
+    }
+
+    /** The registry's priorities as an ORDER BY expression, so the database sorts and pages. */
+    private static String priorityOrder() {
+        StringBuilder order = new StringBuilder("case");
+        for (DeadLetterReason reason : DeadLetterReason.values()) {
+            order.append(" when d.reason = ").append(DeadLetterReason.class.getName()).append('.').append(reason.name())
+                    .append(" then ").append(reason.priority());
+        }
+        return order.append(" else 99 end").toString();
+    }
+
     private static final String REQUEUEABLE = "d.runId is not null and d.stepName is not null and d.reason <> :limit";
 
     /** The filter as a JPQL condition over {@code d}; only what is set becomes a condition. */
@@ -82,7 +104,7 @@ public class DeadLetters {
         condition(conditions, parameters, "d.reason = :reason", "reason", filter.reason());
         condition(conditions, parameters, "d.status = :status", "status", filter.status());
         condition(conditions, parameters, "d.runId = :run", "run", filter.runId());
-        condition(conditions, parameters, "d.status in :open", "open", filter.openOnly() ? OPEN : null);
+        condition(conditions, parameters, "d.status in :open", "open", filter.openOnly() ? DeadLetterStatus.OPEN : null);
         condition(conditions, parameters, "d.pipeline = :pipeline", "pipeline", filter.pipeline());
         condition(conditions, parameters, "d.stepName = :step", "step", filter.step());
         condition(conditions, parameters, "d.createdAt >= :from", "from", filter.from());
@@ -99,8 +121,6 @@ public class DeadLetters {
             parameters.put(name, value);
         }
     }
-
-    private static final List<DeadLetterStatus> OPEN = List.of(DeadLetterStatus.PENDING, DeadLetterStatus.INVESTIGATING);
 
     /** When the dead letters since {@code since} were created (at most 50 000): the dashboard's chart. */
     public List<Instant> createdSince(Instant since) {

@@ -30,7 +30,7 @@ public class RequeueJobs {
     static final int BATCH = 500;
 
     /** The server's node name: which jobs are this server's to mark interrupted after a restart. */
-    static final String NODE = System.getProperty("jboss.node.name", "local");
+    public static final String NODE = System.getProperty("jboss.node.name", "local");
 
     @PersistenceContext
     EntityManager em;
