@@ -1,5 +1,7 @@
 package dev.lazarus.deadletter.boundary;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.deadletter.control.RequeueJobs;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.RequeueJob;
@@ -7,7 +9,6 @@ import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -43,7 +44,7 @@ public class RequeueJobsResource {
                              @QueryParam("step") String step, @QueryParam("from") String from, @QueryParam("to") String to,
                              @QueryParam("error") String error) {
         DeadLetterFilter filter = Filters.of(reason, null, null, true, pipeline, step, from, to, error);
-        return Json.createObjectBuilder().add("matching", jobs.dryRun(filter)).build();
+        return JSON.createObjectBuilder().add("matching", jobs.dryRun(filter)).build();
     }
 
     @POST
@@ -53,7 +54,7 @@ public class RequeueJobsResource {
         if (filter.getValueType() != JsonValue.ValueType.OBJECT) {
             throw Problem.badRequest("'filter' must be an object: {\"reason\", \"pipeline\", \"step\", \"from\", \"to\", \"error\"}");
         }
-        JsonValue rate = request.getOrDefault("ratePerSecond", Json.createValue(0));
+        JsonValue rate = request.getOrDefault("ratePerSecond", JSON.createValue(0));
         if (!(rate instanceof JsonNumber number) || !number.isIntegral() || number.intValue() < 0 || number.intValue() > 100_000) {
             throw Problem.badRequest("'ratePerSecond' must be a whole number from 0 (unlimited) to 100000");
         }

@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepMessage;
+import dev.lazarus.platform.control.Destinations;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.BytesMessage;
@@ -42,6 +43,9 @@ public class DeadLetterQueues {
     @Inject
     JMSContext jms;
 
+    @Inject
+    Destinations destinations;
+
     /** Copies {@code message} (body and properties) into {@code DLQ.<queue>}, marked like a broker move. */
     public void park(Message message, String queue, DeadLetterReason reason, Long deadLetterId) {
         try {
@@ -59,7 +63,7 @@ public class DeadLetterQueues {
             }
             jms.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
-                    .send(jms.createQueue(StepDefinition.DEAD_LETTER_QUEUE_PREFIX + queue), copy);
+                    .send(destinations.queue(StepDefinition.DEAD_LETTER_QUEUE_PREFIX + queue), copy);
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not park a message from " + queue + " in its dead-letter queue: "
                     + e.getMessage(), e.getErrorCode(), e);
@@ -79,7 +83,7 @@ public class DeadLetterQueues {
         }
         // UUIDs: nothing to escape
         String selector = StepMessage.RUN_ID + " IN (" + runIds.stream().map(id -> "'" + id + "'").collect(Collectors.joining(",")) + ")";
-        try (JMSConsumer consumer = jms.createConsumer(jms.createQueue(deadLetterQueue), selector)) {
+        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(deadLetterQueue), selector)) {
             long timeout = TAKE_TIMEOUT_MILLIS;
             Message message;
             while ((message = consumer.receive(timeout)) != null) {

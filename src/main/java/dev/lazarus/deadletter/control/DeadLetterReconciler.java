@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.pipeline.control.PipelineDefinition;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
+import dev.lazarus.platform.control.Destinations;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -16,8 +17,11 @@ import jakarta.jms.QueueBrowser;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -42,8 +46,14 @@ public class DeadLetterReconciler {
 
     private static final Logger LOG = Logger.getLogger(DeadLetterReconciler.class.getName());
 
+    /** Browsed messages looked up in the database at once. */
+    private static final int PAGE = 200;
+
     @Inject
     JMSContext jms;
+
+    @Inject
+    Destinations destinations;
 
     @Inject
     Pipelines pipelines;
@@ -82,16 +92,16 @@ public class DeadLetterReconciler {
         Set<Long> explained = new HashSet<>();
         int recorded = 0;
         boolean readAll;
-        try (QueueBrowser browser = jms.createBrowser(jms.createQueue(step.deadLetterQueue()))) {
+        try (QueueBrowser browser = jms.createBrowser(destinations.queue(step.deadLetterQueue()))) {
             Enumeration<?> messages = browser.getEnumeration();
             int read = 0;
+            List<DlqMessage> page = new ArrayList<>(PAGE);
             while (messages.hasMoreElements() && read < maxMessagesPerQueue) {
-                DlqMessage message = DlqMessage.of((Message) messages.nextElement());
+                page.add(DlqMessage.of((Message) messages.nextElement()));
                 read++;
-                DeadLetterService.Explanation explanation = deadLetters.explain(step, message);
-                explained.add(explanation.deadLetterId());
-                if (explanation.recordedNow()) {
-                    recorded++;
+                if (page.size() == PAGE || !messages.hasMoreElements() || read == maxMessagesPerQueue) {
+                    recorded += settle(step, page, explained);
+                    page.clear();
                 }
             }
             readAll = !messages.hasMoreElements();
@@ -100,6 +110,22 @@ public class DeadLetterReconciler {
         }
         int flagged = readAll ? deadLetters.checkDlqMessages(step.deadLetterQueue(), explained, now.minus(missingAfter), now) : 0;
         return new Result(recorded, flagged);
+    }
+
+    /** Looks up a page of browsed messages at once; only the ones nothing explains are settled one by one. */
+    private int settle(StepDefinition step, List<DlqMessage> page, Set<Long> explained) {
+        Map<DlqMessage, Long> known = deadLetters.alreadyExplained(page);
+        int recorded = 0;
+        for (DlqMessage message : page) {
+            Long id = known.get(message);
+            if (id == null) {
+                DeadLetterService.Explanation explanation = deadLetters.explain(step, message);
+                id = explanation.deadLetterId();
+                recorded += explanation.recordedNow() ? 1 : 0;
+            }
+            explained.add(id);
+        }
+        return recorded;
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.lazarus.deadletter.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
@@ -12,19 +14,22 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.Message;
-import jakarta.json.Json;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.FlushModeType;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 /**
  * The one way a dead letter comes to exist, whichever path detected it. Idempotent: a run that already has an
@@ -112,6 +117,36 @@ public class DeadLetterService {
         DeadLetter deadLetter = record(report);
         deadLetterQueues.park(message, report.queue(), report.reason(), deadLetter.id());
         return deadLetter;
+    }
+
+    /**
+     * The dead letters already explaining these DLQ messages, found with two queries for the lot: the
+     * reconciler reads thousands of messages a sweep and nearly all of them are explained. A message missing
+     * from the answer goes through {@link #explain} on its own.
+     */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public Map<DlqMessage, Long> alreadyExplained(List<DlqMessage> messages) {
+        Map<DlqMessage, Long> explained = new HashMap<>();
+        Set<Long> parkedIds = messages.stream().map(DlqMessage::deadLetterId).filter(Objects::nonNull).collect(Collectors.toSet());
+        Set<Long> existing = parkedIds.isEmpty() ? Set.of() : Set.copyOf(em.createQuery(
+                "select d.id from DeadLetter d where d.id in :ids", Long.class).setParameter("ids", parkedIds).getResultList());
+        Set<UUID> runIds = messages.stream().map(DlqMessage::runId).filter(Objects::nonNull).collect(Collectors.toSet());
+        // the first dead letter of each dispatch, as findForDispatch picks it
+        Map<String, Long> byDispatch = new HashMap<>();
+        if (!runIds.isEmpty()) {
+            for (Object[] row : em.createQuery("select d.runId, d.generation, d.id from DeadLetter d where d.runId in :runs order by d.id",
+                    Object[].class).setParameter("runs", runIds).getResultList()) {
+                byDispatch.putIfAbsent(row[0] + ":" + row[1], (Long) row[2]);
+            }
+        }
+        for (DlqMessage message : messages) {
+            Long id = message.deadLetterId() != null && existing.contains(message.deadLetterId()) ? message.deadLetterId()
+                    : message.runId() != null ? byDispatch.get(message.runId() + ":" + message.generation()) : null;
+            if (id != null) {
+                explained.put(message, id);
+            }
+        }
+        return explained;
     }
 
     /**
@@ -225,7 +260,7 @@ public class DeadLetterService {
 
     /** The run as it was when it stopped, kept with the dead letter even if the run changes or disappears. */
     static String snapshot(Run run) {
-        return Json.createObjectBuilder()
+        return JSON.createObjectBuilder()
                 .add("id", run.id().toString())
                 .add("pipeline", run.pipeline())
                 .add("state", run.state().name())

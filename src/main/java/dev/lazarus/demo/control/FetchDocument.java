@@ -1,9 +1,10 @@
 package dev.lazarus.demo.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.pipeline.control.StepContext;
 import dev.lazarus.pipeline.control.StepHandler;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 
 /**
@@ -20,7 +21,7 @@ public class FetchDocument implements StepHandler {
         String url = payload.getString("url", "urn:lazarus:demo:" + context.runId());
         String content = payload.containsKey("content") ? payload.getString("content", "")
                 : "Title: " + url + "\nLazarus fetched this document from " + url + " for run " + context.runId() + ".";
-        return Json.createObjectBuilder(payload)
+        return JSON.createObjectBuilder(payload)
                 .add("url", url)
                 .add("content", content)
                 .add("fetchedBytes", content.length())

@@ -1,9 +1,10 @@
 package dev.lazarus.demo.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.pipeline.control.StepContext;
 import dev.lazarus.pipeline.control.StepHandler;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 
 /**
@@ -17,7 +18,7 @@ public class IndexDocument implements StepHandler {
     public JsonObject handle(StepContext context) throws Exception {
         DemoFailures.apply(context);
         int terms = context.payload().containsKey("terms") ? context.payload().getJsonArray("terms").size() : 0;
-        return Json.createObjectBuilder(context.payload())
+        return JSON.createObjectBuilder(context.payload())
                 .add("indexedTerms", terms)
                 .add("indexKey", context.idempotencyKey())
                 .build();

@@ -1,9 +1,10 @@
 package dev.lazarus.demo.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.pipeline.control.StepContext;
 import dev.lazarus.pipeline.control.StepHandler;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import java.util.Arrays;
@@ -23,9 +24,9 @@ public class ParseDocument implements StepHandler {
         Arrays.stream(content.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+"))
                 .filter(w -> w.length() > 2)
                 .forEach(words::add);
-        JsonArrayBuilder terms = Json.createArrayBuilder();
+        JsonArrayBuilder terms = JSON.createArrayBuilder();
         words.forEach(terms::add);
-        return Json.createObjectBuilder(context.payload())
+        return JSON.createObjectBuilder(context.payload())
                 .add("title", title)
                 .add("terms", terms)
                 .build();

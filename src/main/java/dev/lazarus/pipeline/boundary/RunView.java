@@ -1,10 +1,11 @@
 package dev.lazarus.pipeline.boundary;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.deadletter.boundary.DeadLetterView;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
 import java.time.Instant;
@@ -24,7 +25,7 @@ public record RunView(UUID id, String pipeline, String state, boolean deadLetter
         return new RunView(run.id(), run.pipeline(), run.state().name(), run.state() == RunState.DEAD_LETTERED,
                 run.currentStep(), run.generation(), run.requeueCount(), run.createdAt(), run.updatedAt(),
                 run.heartbeatAt(), run.finishedAt(),
-                steps == null ? null : Json.createReader(new StringReader(run.payload())).readObject(),
+                steps == null ? null : JSON.createReader(new StringReader(run.payload())).readObject(),
                 steps == null ? null : steps.stream().map(StepView::of).toList(), deadLetter);
     }
 

@@ -1,5 +1,7 @@
 package dev.lazarus.pipeline.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.platform.control.BrokerManagement;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
@@ -12,7 +14,6 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -74,7 +75,7 @@ public class BrokerTopology {
         RetryPolicy policy = step.retryPolicy();
         createQueue(step.queue());
         createQueue(step.deadLetterQueue());
-        addressSettings(step.queue(), Json.createObjectBuilder()
+        addressSettings(step.queue(), JSON.createObjectBuilder()
                 .add("deadLetterAddress", step.deadLetterQueue())
                 .add("maxDeliveryAttempts", policy.maxDeliveryAttempts())
                 .add("redeliveryDelay", policy.redeliveryDelay().toMillis())
@@ -82,7 +83,7 @@ public class BrokerTopology {
                 .add("maxRedeliveryDelay", policy.maxDelay().toMillis())
                 .build().toString());
         // A dead letter stays where it is until an operator acts: rolled-back requeues never move it further.
-        addressSettings(step.deadLetterQueue(), Json.createObjectBuilder()
+        addressSettings(step.deadLetterQueue(), JSON.createObjectBuilder()
                 .add("maxDeliveryAttempts", -1)
                 .build().toString());
         LOG.log(Level.INFO, "Queue {0} ({1}/{2}): {3} attempts, backoff {4} x{5} up to {6}, dead letters to {7}",
@@ -91,7 +92,7 @@ public class BrokerTopology {
     }
 
     private void createQueue(String name) {
-        broker.invoke(BrokerManagement.BROKER, "createQueue", Json.createObjectBuilder()
+        broker.invoke(BrokerManagement.BROKER, "createQueue", JSON.createObjectBuilder()
                 .add("name", name)
                 .add("address", name)
                 .add("routing-type", "ANYCAST")

@@ -1,5 +1,6 @@
 package dev.lazarus.pipeline.control;
 
+import dev.lazarus.platform.control.Destinations;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.DeliveryMode;
@@ -18,6 +19,9 @@ public class StepDispatcher {
 
     @Inject
     JMSContext jms;
+
+    @Inject
+    Destinations destinations;
 
     public void dispatch(StepDefinition step, StepMessage message) {
         send(step, message, null);
@@ -39,7 +43,7 @@ public class StepDispatcher {
             }
             jms.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
-                    .send(jms.createQueue(step.queue()), text);
+                    .send(destinations.queue(step.queue()), text);
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not dispatch " + message.idempotencyKey() + " to " + step.queue()
                     + ": " + e.getMessage(), e.getErrorCode(), e);

@@ -1,9 +1,10 @@
 package dev.lazarus.pipeline.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -41,7 +42,7 @@ public record StepMessage(UUID runId, String step, long generation) {
     }
 
     public String toJson() {
-        return Json.createObjectBuilder()
+        return JSON.createObjectBuilder()
                 .add("runId", runId.toString())
                 .add("step", step)
                 .add("generation", generation)
@@ -78,7 +79,7 @@ public record StepMessage(UUID runId, String step, long generation) {
             throw new MalformedStepMessage("the message body has " + body.length() + " characters, a step message has at most " + MAX_LENGTH);
         }
         JsonObject json;
-        try (var reader = Json.createReader(new StringReader(body))) {
+        try (var reader = JSON.createReader(new StringReader(body))) {
             JsonValue value = reader.readValue();
             if (value.getValueType() != JsonValue.ValueType.OBJECT) {
                 throw new MalformedStepMessage("the body is JSON but not an object");

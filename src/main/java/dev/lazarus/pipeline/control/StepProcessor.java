@@ -1,5 +1,7 @@
 package dev.lazarus.pipeline.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.deadletter.control.DeadLetterQueues;
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
@@ -12,7 +14,6 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.persistence.PersistenceException;
 import java.io.StringReader;
@@ -217,7 +218,7 @@ public class StepProcessor {
     }
 
     private static JsonObject parse(String payload) {
-        try (var reader = Json.createReader(new StringReader(payload))) {
+        try (var reader = JSON.createReader(new StringReader(payload))) {
             return reader.readObject();
         }
     }

@@ -1,5 +1,7 @@
 package dev.lazarus.platform.boundary;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.annotation.WebFilter;
@@ -83,7 +85,7 @@ public class ApiSecurity extends HttpFilter {
     private static void problem(HttpServletResponse response, int status, String title, String detail) throws IOException {
         response.setStatus(status);
         response.setContentType(ProblemMapper.PROBLEM_JSON); // JSON is UTF-8 by definition: no charset parameter
-        response.getOutputStream().write(jakarta.json.Json.createObjectBuilder()
+        response.getOutputStream().write(JSON.createObjectBuilder()
                 .add("type", "about:blank").add("title", title).add("status", status).add("detail", detail)
                 .build().toString().getBytes(StandardCharsets.UTF_8));
     }

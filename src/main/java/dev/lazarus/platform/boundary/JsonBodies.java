@@ -1,7 +1,8 @@
 package dev.lazarus.platform.boundary;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.platform.control.Problem;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -39,7 +40,7 @@ public final class JsonBodies {
         if (bytes.length == 0) {
             throw Problem.badRequest("the request body is empty; expected " + expected);
         }
-        try (var reader = Json.createReader(new StringReader(new String(bytes, StandardCharsets.UTF_8)))) {
+        try (var reader = JSON.createReader(new StringReader(new String(bytes, StandardCharsets.UTF_8)))) {
             JsonValue value = reader.readValue();
             if (value.getValueType() != JsonValue.ValueType.OBJECT) {
                 throw Problem.badRequest("the request body must be a JSON object: " + expected);

@@ -1,8 +1,9 @@
 package dev.lazarus.platform.boundary;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.platform.control.Problem;
 import jakarta.ejb.EJBAccessException;
-import jakarta.json.Json;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
@@ -25,7 +26,7 @@ public final class ProblemMapper {
     }
 
     static Response problem(int status, String title, String detail) {
-        JsonObjectBuilder body = Json.createObjectBuilder()
+        JsonObjectBuilder body = JSON.createObjectBuilder()
                 .add("type", "about:blank")
                 .add("title", title)
                 .add("status", status);

@@ -1,5 +1,7 @@
 package dev.lazarus.platform.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -13,7 +15,6 @@ import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
 import jakarta.jms.TemporaryQueue;
 import jakarta.jms.TextMessage;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import java.time.Duration;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -48,7 +49,7 @@ public class BrokerManagement {
      * @return the operation's result as the broker encodes it (a JSON array), or empty if it has none
      */
     public String invoke(String resource, String operation, Object... arguments) {
-        JsonArrayBuilder parameters = Json.createArrayBuilder();
+        JsonArrayBuilder parameters = JSON.createArrayBuilder();
         for (Object argument : arguments) {
             if (argument == null) {
                 parameters.addNull();
