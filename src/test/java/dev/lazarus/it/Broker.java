@@ -81,6 +81,15 @@ public class Broker {
         return (Boolean) manage(ResourceNames.QUEUE + deadLetterQueue, "retryMessage", id);
     }
 
+    /** Stops delivery from {@code queue} to its consumers; messages sent to it stay there, countable. */
+    public void pause(String queue) {
+        manage(ResourceNames.QUEUE + queue, "pause");
+    }
+
+    public void resume(String queue) {
+        manage(ResourceNames.QUEUE + queue, "resume");
+    }
+
     private Object manage(String resource, String operation, Object... arguments) {
         try (QueueConnection connection = factory.createQueueConnection();
              QueueSession session = connection.createQueueSession(false, Session.AUTO_ACKNOWLEDGE)) {

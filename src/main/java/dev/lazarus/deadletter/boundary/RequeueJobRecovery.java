@@ -1,21 +1,30 @@
 package dev.lazarus.deadletter.boundary;
 
+import dev.lazarus.deadletter.control.RequeueJobStore;
 import dev.lazarus.deadletter.control.RequeueJobs;
-import dev.lazarus.deadletter.entity.RequeueJob;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
 import jakarta.ejb.DependsOn;
+import jakarta.ejb.EJBException;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
-import java.time.Instant;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * At start-up, marks this server's jobs that were running when it stopped as interrupted. What they did is
- * committed and counted; what they did not is still open, so starting the same filter again finishes the
- * work without requeueing anything twice.
+ * After a start-up, marks this server's jobs that were running when it stopped as interrupted. What they did is
+ * committed and counted; what they did not is still open, so starting the same filter again finishes the work
+ * without requeueing anything twice.
+ *
+ * <p>It never holds up the deployment: it runs on a timer right after start-up, and if a job's row is still
+ * locked (the server died while a batch was being committed, and that transaction stays in doubt until the
+ * transaction manager's recovery commits or rolls it back) it tries again every {@value #RETRY_SECONDS} seconds.
  */
 @Singleton
 @Startup
@@ -23,17 +32,29 @@ import java.util.logging.Logger;
 public class RequeueJobRecovery {
 
     private static final Logger LOG = Logger.getLogger(RequeueJobRecovery.class.getName());
+    static final int RETRY_SECONDS = 10;
 
-    @PersistenceContext
-    EntityManager em;
+    @Resource
+    TimerService timers;
+
+    @Inject
+    RequeueJobStore store;
 
     @PostConstruct
+    void scheduleCheck() {
+        timers.createSingleActionTimer(1, new TimerConfig("interrupted requeue jobs", false));
+    }
+
+    @Timeout
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void interruptLeftovers() {
-        for (RequeueJob job : em.createQuery("select j from RequeueJob j where j.state = :running and j.node = :node", RequeueJob.class)
-                .setParameter("running", RequeueJob.State.RUNNING).setParameter("node", RequeueJobs.NODE).getResultList()) {
-            job.finish(RequeueJob.State.INTERRUPTED, "the server stopped while the job ran; start it again to finish", Instant.now());
-            LOG.log(Level.WARNING, "Requeue job {0} was interrupted by a restart after {1} of {2}",
-                    new Object[] {job.id(), job.requeued(), job.total()});
+        try {
+            store.interruptLeftovers(RequeueJobs.NODE);
+        } catch (EJBException e) {
+            LOG.log(Level.INFO, "A requeue job of this node is still locked, probably by a batch whose transaction was in doubt"
+                    + " when the server stopped and that the transaction manager's recovery has not settled yet; checking again in {0} s ({1})",
+                    new Object[] {RETRY_SECONDS, e.getCause() != null ? e.getCause() : e});
+            timers.createSingleActionTimer(RETRY_SECONDS * 1000L, new TimerConfig("interrupted requeue jobs", false));
         }
     }
 }

@@ -7,8 +7,10 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
+import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -35,6 +37,28 @@ public class RequeueJobStore {
 
     public RequeueJob reload(long jobId) {
         return em.find(RequeueJob.class, jobId);
+    }
+
+    /**
+     * Marks this node's jobs that were running when the server stopped as interrupted. Their rows are locked
+     * without waiting: after a crash, a batch's transaction may still be in doubt and hold its job's row until
+     * the transaction manager's recovery settles it; the caller tries again later instead of blocking.
+     *
+     * @throws jakarta.persistence.PessimisticLockException (wrapped) while such a row is still locked
+     */
+    public List<RequeueJob> interruptLeftovers(String node) {
+        List<RequeueJob> jobs = em.createQuery("select j from RequeueJob j where j.state = :running and j.node = :node", RequeueJob.class)
+                .setParameter("running", RequeueJob.State.RUNNING)
+                .setParameter("node", node)
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .setHint("jakarta.persistence.lock.timeout", 0) // NOWAIT
+                .getResultList();
+        for (RequeueJob job : jobs) {
+            job.finish(RequeueJob.State.INTERRUPTED, "the server stopped while the job ran; start it again to finish", clock.instant());
+            LOG.log(Level.WARNING, "Requeue job {0} was interrupted by a restart after {1} of {2}",
+                    new Object[] {job.id(), job.requeued(), job.total()});
+        }
+        return jobs;
     }
 
     public void finish(long jobId, RequeueJob.State state, String error) {
