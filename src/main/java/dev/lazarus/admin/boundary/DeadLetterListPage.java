@@ -1,5 +1,6 @@
 package dev.lazarus.admin.boundary;
 
+import dev.lazarus.deadletter.boundary.Filters;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.RequeueJobs;
 import dev.lazarus.deadletter.control.RequeueService;
@@ -7,13 +8,13 @@ import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.platform.control.Problem;
 import dev.lazarus.deadletter.entity.RequeueJob;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 
 /**
@@ -55,9 +56,9 @@ public class DeadLetterListPage {
     public DeadLetterFilter getFilter() {
         if (filter == null) {
             try {
-                filter = new DeadLetterFilter(parse(DeadLetterReason.class, reason), "OPEN".equals(status) ? null : parse(DeadLetterStatus.class, status),
-                        null, "OPEN".equals(status), blank(pipeline), blank(step), instant(from), instant(to), blank(error));
-            } catch (IllegalArgumentException | DateTimeParseException e) {
+                boolean openOnly = "OPEN".equals(status); // the page's "open" choice stands for every open status
+                filter = Filters.of(reason, openOnly ? null : status, null, openOnly, pipeline, step, from, to, error);
+            } catch (Problem e) {
                 FacesActions.warn("Filter ignored: " + e.getMessage());
                 filter = DeadLetterFilter.ALL;
             }
@@ -111,18 +112,6 @@ public class DeadLetterListPage {
     public String requeueAll() {
         RequeueJob job = FacesActions.act(() -> requeueJobs.start(getFilter(), rate), "Bulk requeue started.");
         return job == null ? null : "requeue-job?faces-redirect=true&id=" + job.id();
-    }
-
-    private static <E extends Enum<E>> E parse(Class<E> type, String value) {
-        return value == null || value.isBlank() ? null : Enum.valueOf(type, value);
-    }
-
-    private static Instant instant(String value) {
-        return value == null || value.isBlank() ? null : Instant.parse(value.trim());
-    }
-
-    private static String blank(String value) {
-        return value == null || value.isBlank() ? null : value.trim();
     }
 
     public String getReason() { return reason; }

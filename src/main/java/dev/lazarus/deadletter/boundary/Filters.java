@@ -11,13 +11,16 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.UUID;
 
-/** Reads a {@link DeadLetterFilter} from query parameters or a JSON object, the same names in both. */
-final class Filters {
+/**
+ * Reads a {@link DeadLetterFilter} from query parameters, a JSON object or the admin page's fields, the same
+ * names and the same rules everywhere; bad values are a 400 problem.
+ */
+public final class Filters {
 
     private Filters() {
     }
 
-    static DeadLetterFilter of(String reason, String status, String runId, boolean openOnly, String pipeline, String step,
+    public static DeadLetterFilter of(String reason, String status, String runId, boolean openOnly, String pipeline, String step,
                                String from, String to, String error) {
         try {
             return new DeadLetterFilter(QueryParams.enumValue(DeadLetterReason.class, "reason", reason),
