@@ -1,5 +1,6 @@
 package dev.lazarus.docs;
 
+import dev.lazarus.it.ArtemisConsole;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
@@ -12,13 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.List;
 import org.openqa.selenium.By;
-import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -70,19 +68,7 @@ public final class ReadmeScreenshots {
             shoot(browser, dir, "runs");
 
             // The console, with the ^DLQ preference the README asks operators to set, on its queue list.
-            browser.get(console);
-            ((JavascriptExecutor) browser).executeScript("var k = 'artemis.preferences';"
-                    + "var p = JSON.parse(localStorage.getItem(k) || '{}'); p.artemisDLQ = '^DLQ'; localStorage.setItem(k, JSON.stringify(p));");
-            wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("input[type=password]")));
-            browser.findElement(By.cssSelector("input[type=text]")).sendKeys("admin");
-            browser.findElement(By.cssSelector("input[type=password]")).sendKeys("admin");
-            browser.findElement(By.cssSelector("button[type=submit]")).click();
-            wait.until(ExpectedConditions.elementToBeClickable(By.xpath("//a[normalize-space()='Queues'] | //button[normalize-space()='Queues']"))).click();
-            WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(
-                    By.xpath("//tr[td[normalize-space()='DLQ.lazarus.document-ingestion.parse']]")));
-            List<WebElement> links = row.findElements(By.tagName("a"));
-            links.get(links.size() - 1).click(); // the message count: browse the DLQ
-            wait.until(ExpectedConditions.visibilityOfElementLocated(By.xpath("//tbody/tr[.//input[@type='checkbox']]")));
+            ArtemisConsole.browse(ArtemisConsole.queueRow(browser, wait, console, "DLQ.lazarus.document-ingestion.parse"), wait);
             shoot(browser, dir, "artemis-console-dlq");
         } finally {
             browser.quit();

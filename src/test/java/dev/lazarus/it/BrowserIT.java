@@ -140,22 +140,10 @@ class BrowserIT extends LazarusIT {
         Await.until("the message in DLQ." + INDEX, Duration.ofSeconds(15), () -> broker.messagesOfRun("DLQ." + INDEX, id).size(), n -> n == 1);
 
         String console = "http://127.0.0.1:" + Integer.getInteger("it.console.port", 8261) + "/console";
-        browser.get(console);
-        // The console offers Retry only on queues matching its dead-letter preference (README: set it to ^DLQ).
-        ((JavascriptExecutor) browser).executeScript("var k = 'artemis.preferences';"
-                + "var p = JSON.parse(localStorage.getItem(k) || '{}'); p.artemisDLQ = '^DLQ'; localStorage.setItem(k, JSON.stringify(p));");
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("input[type=password]")));
-        browser.findElement(By.cssSelector("input[type=text]")).sendKeys("admin");
-        browser.findElement(By.cssSelector("input[type=password]")).sendKeys("admin");
-        browser.findElement(By.cssSelector("button[type=submit]")).click();
-        wait.until(ExpectedConditions.elementToBeClickable(By.xpath("//a[normalize-space()='Queues'] | //button[normalize-space()='Queues']"))).click();
-        By dlqRow = By.xpath("//tr[td[normalize-space()='DLQ." + INDEX + "']]");
-        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(dlqRow));
+        WebElement row = ArtemisConsole.queueRow(browser, wait, console, "DLQ." + INDEX);
         screenshot("console-queues");
-        List<WebElement> links = row.findElements(By.tagName("a"));
-        links.get(links.size() - 1).click(); // the message count: browse the queue
-        By ourMessage = By.xpath("//tbody/tr[.//input[@type='checkbox']]");
-        wait.until(ExpectedConditions.visibilityOfElementLocated(ourMessage));
+        ArtemisConsole.browse(row, wait);
+        By ourMessage = ArtemisConsole.MESSAGE_ROW;
         // select exactly this run's message: the DLQ may hold others from earlier tests
         browser.findElement(By.cssSelector("input[type=search], input[aria-label*='ilter'], input[type=text]"))
                 .sendKeys("lazarusRunId = '" + id + "'");
