@@ -63,7 +63,7 @@ public class DeadLetterQueues {
             }
             jms.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
-                    .send(destinations.queue(StepDefinition.DEAD_LETTER_QUEUE_PREFIX + queue), copy);
+                    .send(destinations.queue(jms, StepDefinition.DEAD_LETTER_QUEUE_PREFIX + queue), copy);
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not park a message from " + queue + " in its dead-letter queue: "
                     + e.getMessage(), e.getErrorCode(), e);
@@ -83,7 +83,7 @@ public class DeadLetterQueues {
         }
         // UUIDs: nothing to escape
         String selector = StepMessage.RUN_ID + " IN (" + runIds.stream().map(id -> "'" + id + "'").collect(Collectors.joining(",")) + ")";
-        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(deadLetterQueue), selector)) {
+        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue), selector)) {
             long timeout = TAKE_TIMEOUT_MILLIS;
             Message message;
             while ((message = consumer.receive(timeout)) != null) {

@@ -3,7 +3,6 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.pipeline.control.PipelineDefinition;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
-import dev.lazarus.platform.control.Destinations;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -53,9 +52,6 @@ public class DeadLetterReconciler {
     JMSContext jms;
 
     @Inject
-    Destinations destinations;
-
-    @Inject
     Pipelines pipelines;
 
     @Inject
@@ -92,7 +88,7 @@ public class DeadLetterReconciler {
         Set<Long> explained = new HashSet<>();
         int recorded = 0;
         boolean readAll;
-        try (QueueBrowser browser = jms.createBrowser(destinations.queue(step.deadLetterQueue()))) {
+        try (QueueBrowser browser = jms.createBrowser(jms.createQueue(step.deadLetterQueue()))) {
             Enumeration<?> messages = browser.getEnumeration();
             int read = 0;
             List<DlqMessage> page = new ArrayList<>(PAGE);

@@ -43,7 +43,7 @@ public class StepDispatcher {
             }
             jms.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
-                    .send(destinations.queue(step.queue()), text);
+                    .send(destinations.queue(jms, step.queue()), text);
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not dispatch " + message.idempotencyKey() + " to " + step.queue()
                     + ": " + e.getMessage(), e.getErrorCode(), e);
