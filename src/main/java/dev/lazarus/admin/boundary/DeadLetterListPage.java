@@ -46,6 +46,7 @@ public class DeadLetterListPage {
     private String from;
     private String to;
     private String error;
+    private String runId;
     private int rate = 50;
 
     private DeadLetterFilter filter;
@@ -57,7 +58,7 @@ public class DeadLetterListPage {
         if (filter == null) {
             try {
                 boolean openOnly = "OPEN".equals(status); // the page's "open" choice stands for every open status
-                filter = Filters.of(reason, openOnly ? null : status, null, openOnly, pipeline, step, from, to, error);
+                filter = Filters.of(reason, openOnly ? null : status, runId, openOnly, pipeline, step, from, to, error);
             } catch (Problem e) {
                 FacesActions.warn("Filter ignored: " + e.getMessage());
                 filter = DeadLetterFilter.ALL;
@@ -128,6 +129,8 @@ public class DeadLetterListPage {
     public void setTo(String to) { this.to = to; }
     public String getError() { return error; }
     public void setError(String error) { this.error = error; }
+    public String getRunId() { return runId; }
+    public void setRunId(String runId) { this.runId = runId; }
     public int getRate() { return rate; }
     public void setRate(int rate) { this.rate = rate; }
 }
