@@ -161,6 +161,134 @@ class BrowserIT extends LazarusIT {
         assertEquals("artemis-console", deadLetter.getString("requeuedBy"));
     }
 
+    /** Dead letters of runs whose {@code step} fails until requeued: their ids, once all exist. */
+    private List<Long> deadLetters(int count, String step) {
+        List<String> runs = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            runs.add(operator.startRun("{\"failures\":{\"" + step + "\":{\"mode\":\"until-requeued\"}}}"));
+        }
+        return runs.stream().map(id -> (long) awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id")).toList();
+    }
+
+    private JsonObject deadLetter(long id) {
+        return viewer.get("api/dead-letters/" + id).ok().json();
+    }
+
+    /** Presses a button and accepts the confirmation it asks for, if any; waits for the page it leads to. */
+    private void press(By button) {
+        WebElement pressed = wait.until(ExpectedConditions.elementToBeClickable(button));
+        for (int tries = 1; ; tries++) {
+            try {
+                pressed.click();
+                break;
+            } catch (org.openqa.selenium.StaleElementReferenceException reloaded) {
+                if (tries == 3) {
+                    throw reloaded;
+                }
+                // a page that refreshes itself (a running job's) was reloaded under the click: find it again
+                pressed = wait.until(ExpectedConditions.elementToBeClickable(button));
+            }
+        }
+        try {
+            new WebDriverWait(browser, Duration.ofSeconds(2)).until(ExpectedConditions.alertIsPresent()).accept();
+        } catch (org.openqa.selenium.TimeoutException noConfirmation) {
+            // an action that does not ask first
+        }
+        wait.until(ExpectedConditions.stalenessOf(pressed));
+    }
+
+    private String messages() {
+        return browser.findElements(By.id("messages")).stream().map(WebElement::getText).findFirst().orElse("");
+    }
+
+    @Test
+    void rowRequeueOnAFilteredListRequeuesThatRowsDeadLetter() {
+        List<Long> ids = deadLetters(3, "index");
+        String runB = deadLetter(ids.get(1)).getString("runId");
+
+        signIn("operator", "operator-pw");
+        browser.get(page("admin/dead-letters.xhtml?runId=" + runB));
+        wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("[id$=':requeue']"), 1));
+        screenshot("filtered-to-one-run");
+        press(By.cssSelector("[id$=':requeue']"));
+
+        assertTrue(messages().contains("Run " + runB + " requeued"), messages());
+        assertTrue(browser.getCurrentUrl().contains("runId=" + runB), "the page keeps its filter: " + browser.getCurrentUrl());
+        screenshot("requeued");
+        assertEquals("REQUEUED", deadLetter(ids.get(1)).getString("status"), "the row shown was requeued");
+        assertEquals("PENDING", deadLetter(ids.get(0)).getString("status"), "and no other");
+        assertEquals("PENDING", deadLetter(ids.get(2)).getString("status"), "and no other");
+    }
+
+    @Test
+    void everyActionOnADirectLinkedDeadLetterActsOnThatDeadLetter() {
+        List<Long> ids = deadLetters(3, "index");
+        signIn("operator", "operator-pw");
+
+        browser.get(page("admin/dead-letter.xhtml?id=" + ids.get(0)));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("actions:note"))).sendKeys("looking into it");
+        press(By.id("actions:investigate"));
+        assertEquals("INVESTIGATING", deadLetter(ids.get(0)).getString("status"), messages());
+        assertTrue(browser.getCurrentUrl().contains("id=" + ids.get(0)), "the page keeps its address: " + browser.getCurrentUrl());
+
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("actions:note"))).sendKeys("the index was down");
+        press(By.id("actions:addNote"));
+        assertTrue(deadLetter(ids.get(0)).getJsonArray("history").toString().contains("the index was down"), messages());
+
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("actions:note"))).sendKeys("re-indexed by hand");
+        press(By.id("actions:resolve"));
+        assertEquals("RESOLVED_MANUALLY", deadLetter(ids.get(0)).getString("status"), messages());
+        screenshot("resolved");
+
+        browser.get(page("admin/dead-letter.xhtml?id=" + ids.get(1)));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("actions:note"))).sendKeys("a test document");
+        press(By.id("actions:discard"));
+        assertEquals("DISCARDED", deadLetter(ids.get(1)).getString("status"), messages());
+
+        browser.get(page("admin/dead-letter.xhtml?id=" + ids.get(2)));
+        press(By.id("actions:requeue"));
+        assertEquals("REQUEUED", deadLetter(ids.get(2)).getString("status"), messages());
+        assertTrue(messages().contains("Requeued"), messages());
+        screenshot("requeued");
+    }
+
+    @Test
+    void bulkRequeueFromAFilteredListRequeuesOnlyWhatItCounted() {
+        List<Long> ids = deadLetters(2, "index");
+        String runA = deadLetter(ids.get(0)).getString("runId");
+
+        signIn("operator", "operator-pw");
+        browser.get(page("admin/dead-letters.xhtml?runId=" + runA));
+        wait.until(ExpectedConditions.textToBe(By.id("requeueable"), "1"));
+        press(By.id("bulk:requeueAll"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-state"), "COMPLETED"));
+        assertTrue(browser.findElement(By.id("job-progress")).getText().startsWith("1 of 1 requeued"),
+                browser.findElement(By.id("job-progress")).getText());
+        assertTrue(browser.findElement(By.id("job-filter")).getText().contains(runA), "the job shows its filter");
+        screenshot("one-run-job");
+        assertEquals("REQUEUED", deadLetter(ids.get(0)).getString("status"));
+        assertEquals("PENDING", deadLetter(ids.get(1)).getString("status"), "outside the filter");
+    }
+
+    @Test
+    void cancelOnADirectLinkedJobPageStopsThatJob() {
+        Instant from = Instant.now();
+        deadLetters(10, "index");
+        Api.Response started = operator.post("api/requeue-jobs", "{\"filter\":{\"step\":\"index\",\"from\":\"" + from
+                + "\"},\"ratePerSecond\":1}");
+        assertEquals(202, started.status(), started.body());
+        long job = started.json().getInt("id");
+
+        signIn("operator", "operator-pw");
+        browser.get(page("admin/requeue-job.xhtml?id=" + job));
+        press(By.id("job:cancel"));
+        JsonObject cancelled = Await.until("the job to stop", Duration.ofSeconds(30), () -> viewer.get("api/requeue-jobs/" + job).ok().json(),
+                j -> !"RUNNING".equals(j.getString("state")));
+        assertEquals("CANCELLED", cancelled.getString("state"), cancelled.toString());
+        assertTrue(cancelled.getInt("requeued") < 10, cancelled.toString());
+        screenshot("cancelled");
+    }
+
     private void screenshot(String name) {
         try {
             Path directory = Path.of(System.getProperty("it.screenshots", "target/browser-screenshots"));

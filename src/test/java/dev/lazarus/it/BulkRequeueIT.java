@@ -99,4 +99,43 @@ class BulkRequeueIT extends LazarusIT {
         assertEquals(403, viewer.post("api/requeue-jobs", "{}").status());
         assertEquals(404, viewer.get("api/requeue-jobs/999999").status());
     }
+
+    @Test
+    void aJobActsOnExactlyWhatItsDryRunCountedAndShowsItsFilter() {
+        Instant from = Instant.now();
+        List<String> runs = deadLetteredRuns(3, "index");
+        String only = runs.get(0);
+        String window = "&from=" + URLEncoder.encode(from.toString(), StandardCharsets.UTF_8);
+
+        assertEquals(1, viewer.get("api/requeue-jobs/dry-run?runId=" + only + window).ok().json().getInt("matching"));
+        Response started = operator.post("api/requeue-jobs", "{\"filter\":{\"runId\":\"" + only + "\",\"from\":\"" + from
+                + "\"},\"ratePerSecond\":0}");
+        assertEquals(202, started.status(), started.body());
+        assertEquals(1, started.json().getInt("total"), started.body());
+        assertEquals(only, started.json().getJsonObject("filter").getString("runId"), "the job shows its filter");
+        assertEquals(1, awaitJob(started.location(), "COMPLETED").getInt("requeued"));
+        awaitRun(only, "COMPLETED");
+        runs.subList(1, 3).forEach(id -> assertEquals("DEAD_LETTERED", viewer.run(id).getString("state"), "outside the filter"));
+
+        // nothing is under investigation: a job for INVESTIGATING has nothing to do, and does nothing
+        assertEquals(0, viewer.get("api/requeue-jobs/dry-run?status=INVESTIGATING" + window).ok().json().getInt("matching"));
+        Response investigating = operator.post("api/requeue-jobs", "{\"filter\":{\"status\":\"INVESTIGATING\",\"from\":\""
+                + from + "\"},\"ratePerSecond\":0}");
+        assertEquals(202, investigating.status(), investigating.body());
+        assertEquals(0, investigating.json().getInt("total"));
+        assertEquals(0, awaitJob(investigating.location(), "COMPLETED").getInt("requeued"));
+        runs.subList(1, 3).forEach(id -> assertEquals(0, viewer.run(id).getInt("requeueCount"), "untouched"));
+    }
+
+    @Test
+    void aFilterTheJobCannotHonourIsRefusedNeverDropped() {
+        Response unknown = operator.post("api/requeue-jobs", "{\"filter\":{\"runID\":\"0b7e8e6e-0000-4000-8000-000000000000\"}}");
+        assertEquals(400, unknown.status(), unknown.body());
+        assertTrue(unknown.json().getString("detail").contains("runID"), unknown.body());
+        assertEquals(400, operator.post("api/requeue-jobs", "{\"filters\":{}}").status(), "an unknown field is not ignored either");
+        assertEquals(400, viewer.get("api/requeue-jobs/dry-run?runID=x").status(), "nor an unknown query parameter");
+        Response closed = operator.post("api/requeue-jobs", "{\"filter\":{\"status\":\"REQUEUED\"}}");
+        assertEquals(422, closed.status(), closed.body());
+        assertEquals(400, operator.post("api/requeue-jobs", "{\"filter\":{\"runId\":\"not-a-uuid\"}}").status());
+    }
 }

@@ -36,7 +36,7 @@ class DeadLetteringIT extends LazarusIT {
         Duration spread = Duration.between(Instant.parse(parse.getString("firstAttemptAt")), Instant.parse(parse.getString("lastAttemptAt")));
         assertTrue(spread.compareTo(Duration.ofMillis(2900)) >= 0, "parse backs off 1 s then 2 s, took only " + spread);
 
-        // The broker, not Lazarus, moved it: exactly one copy, in DLQ.<parse queue>, marked with its origin.
+        // Parked by Lazarus after the last attempt: exactly one copy, in DLQ.<parse queue>, marked with its origin.
         List<Message> parked = Await.until("the message in DLQ." + PARSE, Duration.ofSeconds(10),
                 () -> broker.messagesOfRun("DLQ." + PARSE, id), m -> !m.isEmpty());
         assertEquals(1, parked.size());
@@ -104,6 +104,19 @@ class DeadLetteringIT extends LazarusIT {
         assertEquals(1, deadLetter.getInt("attempts"), "index allows 5, a permanent failure uses one");
         assertEquals(1, Await.until("the message in DLQ." + INDEX, Duration.ofSeconds(15),
                 () -> broker.messagesOfRun("DLQ." + INDEX, id), m -> !m.isEmpty()).size());
+    }
+
+    @Test
+    void aRunWhosePayloadGrowsUnderEscapingIsStillDeadLettered() {
+        // fetch's output repeats the URL: about 180 000 characters of JSON, as large as a payload gets
+        String id = operator.startRun("{\"url\":\"" + "\\\"".repeat(30_000) + "\",\"failures\":{\"parse\":{\"mode\":\"always\"}}}");
+        JsonObject run = awaitRun(id, "DEAD_LETTERED");
+        JsonObject deadLetter = viewer.get("api/dead-letters/" + run.getJsonObject("deadLetter").getInt("id")).ok().json();
+        assertEquals("RETRIES_EXHAUSTED", deadLetter.getString("reason"));
+        assertTrue(deadLetter.getString("runSnapshot").length() <= 200_000, "the snapshot fits its column");
+        try (var reader = jakarta.json.Json.createReader(new java.io.StringReader(deadLetter.getString("runSnapshot")))) {
+            assertEquals(id, reader.readObject().getString("id"), "and is still JSON");
+        }
     }
 
     private static String text(Message message) {

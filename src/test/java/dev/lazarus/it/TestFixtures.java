@@ -121,4 +121,55 @@ public class TestFixtures {
         }
         return purged;
     }
+
+    /** Runs one SQL update with parameters outside any transaction, as an administrator would; returns the rows changed. */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public int update(String sql, Object... parameters) {
+        try (Connection connection = dataSource.getConnection(); var statement = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                statement.setObject(i + 1, parameters[i] instanceof Instant at ? java.sql.Timestamp.from(at) : parameters[i]);
+            }
+            return statement.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** An open dead letter for {@code run} at {@code step}, dispatch 1, recorded without touching the run. */
+    public long openDeadLetterOf(UUID run, String step) {
+        DeadLetter deadLetter = new DeadLetter(DeadLetterReason.NON_RETRYABLE, DocumentIngestion.PARSE_QUEUE,
+                "DLQ." + DocumentIngestion.PARSE_QUEUE, "test", Instant.now())
+                .forRun(run, DocumentIngestion.NAME, step, 1L);
+        em.persist(deadLetter);
+        em.flush();
+        return deadLetter.id();
+    }
+
+    /** Sends {@code count} messages into {@code queue} with these properties (and a text body), in one transaction. */
+    public void send(String queue, int count, String body, java.util.Map<String, Object> properties) {
+        var destination = jms.createQueue(queue);
+        var producer = jms.createProducer();
+        for (int i = 0; i < count; i++) {
+            var message = jms.createTextMessage(body);
+            try {
+                for (var property : properties.entrySet()) {
+                    message.setObjectProperty(property.getKey(), property.getValue());
+                }
+            } catch (jakarta.jms.JMSException e) {
+                throw new IllegalStateException(e);
+            }
+            producer.send(destination, message);
+        }
+    }
+
+    /** Removes the messages matching {@code selector} from a queue; returns how many. */
+    public int purge(String queue, String selector) {
+        int purged = 0;
+        try (JMSConsumer consumer = jms.createConsumer(jms.createQueue(queue), selector)) {
+            while (consumer.receive(1000) != null) {
+                purged++;
+            }
+        }
+        return purged;
+    }
 }

@@ -10,20 +10,27 @@ import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.platform.control.Problem;
 import dev.lazarus.deadletter.entity.RequeueJob;
-import jakarta.enterprise.context.RequestScoped;
+import dev.lazarus.platform.control.Clocks;
+import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
-import java.time.Clock;
+import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
 
 /**
  * The dead-letter list: filters in the URL (so a filtered view can be shared), requeue per row, and bulk
  * requeue of everything the filter matches, with the dry-run count shown before anything happens.
+ *
+ * <p>View-scoped: a button press is decoded against the very list and filter the operator saw (a request-scoped
+ * bean would read the list before the page's parameters are applied, and a row's button would act on another
+ * row). Every action then reloads the page by its URL.
  */
 @Named
-@RequestScoped
-public class DeadLetterListPage {
+@ViewScoped
+public class DeadLetterListPage implements Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     static final int PAGE_SIZE = 100;
 
@@ -37,7 +44,7 @@ public class DeadLetterListPage {
     RequeueJobs requeueJobs;
 
     @Inject
-    Clock clock;
+    Clocks clocks;
 
     private String reason;
     private String status;
@@ -49,10 +56,11 @@ public class DeadLetterListPage {
     private String runId;
     private int rate = 50;
 
-    private DeadLetterFilter filter;
-    private List<DeadLetter> items;
-    private Long total;
-    private Long requeueable;
+    // read once per view, never serialized with it
+    private transient DeadLetterFilter filter;
+    private transient List<DeadLetter> items;
+    private transient Long total;
+    private transient Long requeueable;
 
     public DeadLetterFilter getFilter() {
         if (filter == null) {
@@ -84,7 +92,7 @@ public class DeadLetterListPage {
     /** The dry run: how many open dead letters of this filter a bulk requeue would bring back. */
     public long getRequeueable() {
         if (requeueable == null) {
-            requeueable = deadLetters.countRequeueable(getFilter());
+            requeueable = deadLetters.countRequeueable(getFilter(), Long.MAX_VALUE);
         }
         return requeueable;
     }
@@ -98,15 +106,13 @@ public class DeadLetterListPage {
     }
 
     public String age(Instant since) {
-        return FacesActions.age(since, clock.instant());
+        return FacesActions.age(since, clocks.clock().instant());
     }
 
-    public void requeue(long id) {
+    public String requeue(long id) {
         FacesActions.act(() -> requeueService.requeue(id), requeued -> "Run " + requeued.runId() + " requeued at step "
                 + requeued.stepName() + " (" + requeued.requeueMethod() + ").");
-        items = null;
-        total = null;
-        requeueable = null;
+        return FacesActions.reload("dead-letters");
     }
 
     /** Starts a bulk requeue of what the filter matches; shows its progress page. */

@@ -7,10 +7,11 @@ import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.StepExecution;
-import jakarta.enterprise.context.RequestScoped;
+import dev.lazarus.platform.control.Clocks;
+import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
-import java.time.Clock;
+import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -19,10 +20,16 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * One dead letter in full: the error and stack trace, the payload, the run's step history, the audit trail,
  * where its message is in the Artemis console, and every action of the workflow.
+ *
+ * <p>View-scoped, so a button acts on the dead letter the page shows (its id comes from the URL, which a
+ * request-scoped bean learns too late to decide which buttons a postback may press); every action then
+ * reloads the page by its URL.
  */
 @Named
-@RequestScoped
-public class DeadLetterPage {
+@ViewScoped
+public class DeadLetterPage implements Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     @Inject
     DeadLetters deadLetters;
@@ -37,7 +44,7 @@ public class DeadLetterPage {
     Investigations investigations;
 
     @Inject
-    Clock clock;
+    Clocks clocks;
 
     /** Where operators open the Artemis console (the broker's web console, as their browser reaches it). */
     @Inject
@@ -46,9 +53,10 @@ public class DeadLetterPage {
 
     private long id;
     private String note;
-    private DeadLetter deadLetter;
-    private Optional<Run> run;
-    private List<StepExecution> steps;
+    // read once per view, never serialized with it
+    private transient DeadLetter deadLetter;
+    private transient Optional<Run> run;
+    private transient List<StepExecution> steps;
 
     public DeadLetter getDeadLetter() {
         if (deadLetter == null) {
@@ -77,40 +85,37 @@ public class DeadLetterPage {
     }
 
     public String age(Instant since) {
-        return FacesActions.age(since, clock.instant());
+        return FacesActions.age(since, clocks.clock().instant());
     }
 
-    public void requeue() {
+    public String requeue() {
         FacesActions.act(() -> requeueService.requeue(id), d -> "Requeued: the run resumes at step " + d.stepName()
                 + " (" + d.requeueMethod() + ").");
-        reload();
+        return reload();
     }
 
-    public void investigate() {
+    public String investigate() {
         FacesActions.act(() -> investigations.startInvestigation(id, note), "Taken into investigation.");
-        reload();
+        return reload();
     }
 
-    public void addNote() {
+    public String addNote() {
         FacesActions.act(() -> investigations.addNote(id, note), "Note added.");
-        reload();
+        return reload();
     }
 
-    public void resolve() {
+    public String resolve() {
         FacesActions.act(() -> investigations.resolve(id, note), "Resolved.");
-        reload();
+        return reload();
     }
 
-    public void discard() {
+    public String discard() {
         FacesActions.act(() -> investigations.discard(id, note), "Discarded; the evidence is kept.");
-        reload();
+        return reload();
     }
 
-    private void reload() {
-        deadLetter = null;
-        run = null;
-        steps = null;
-        note = null;
+    private String reload() {
+        return FacesActions.reload("dead-letter");
     }
 
     public long getId() { return id; }

@@ -19,9 +19,13 @@ final class FacesActions {
         return act(action, result -> done);
     }
 
-    /** @return the action's result, or null if it was refused (the reason is shown as a message) */
+    /**
+     * @return the action's result, or null if it was refused (the reason is shown as a message, also after the
+     *         redirect that follows an action)
+     */
     static <T> T act(Supplier<T> action, Function<T, String> done) {
         FacesContext faces = FacesContext.getCurrentInstance();
+        faces.getExternalContext().getFlash().setKeepMessages(true);
         try {
             T result = action.get();
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_INFO, done.apply(result), null));
@@ -32,6 +36,14 @@ final class FacesActions {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, "This action needs the operator role.", null));
         }
         return null;
+    }
+
+    /**
+     * Where every action on a page goes next: the same page, fetched again with its parameters in the URL (so it
+     * shows what the action changed, can be reloaded without acting twice, and keeps its address).
+     */
+    static String reload(String view) {
+        return view + "?faces-redirect=true&includeViewParams=true";
     }
 
     static void warn(String text) {

@@ -8,17 +8,23 @@ import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
-import jakarta.enterprise.context.RequestScoped;
+import dev.lazarus.platform.control.Clocks;
+import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
-import java.time.Clock;
+import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
 
-/** The simple lists of the admin pages: runs, the investigation queue, requeue jobs, and one job's progress. */
+/**
+ * The simple lists of the admin pages: runs, the investigation queue, requeue jobs, and one job's progress.
+ * View-scoped for the same reason as {@link DeadLetterPage}: Cancel acts on the job the page shows.
+ */
 @Named
-@RequestScoped
-public class ListPages {
+@ViewScoped
+public class ListPages implements Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     static final int PAGE_SIZE = 100;
 
@@ -32,14 +38,15 @@ public class ListPages {
     RequeueJobs requeueJobs;
 
     @Inject
-    Clock clock;
+    Clocks clocks;
 
     private String state;
     private long jobId;
-    private RequeueJob job;
-    private List<Run> runList;
-    private List<DeadLetter> queue;
-    private List<RequeueJob> jobs;
+    // read once per view, never serialized with it
+    private transient RequeueJob job;
+    private transient List<Run> runList;
+    private transient List<DeadLetter> queue;
+    private transient List<RequeueJob> jobs;
 
     // each list is read once per request, however often the page refers to it
 
@@ -84,13 +91,28 @@ public class ListPages {
         return (int) Math.min(100, (current.requeued() + current.skipped()) * 100 / current.total());
     }
 
-    public void cancelJob() {
+    public String cancelJob() {
         FacesActions.act(() -> requeueJobs.cancel(jobId), "Cancel requested; the job stops after its current batch.");
-        job = null;
+        return FacesActions.reload("requeue-job");
+    }
+
+    /** The job's filter as an operator reads it: every part of it, or "every open dead letter". */
+    public String filterOf(RequeueJob requeueJob) {
+        DeadLetterFilter filter = requeueJob.filter();
+        List<String> parts = new java.util.ArrayList<>();
+        if (filter.reason() != null) parts.add("reason " + filter.reason());
+        if (filter.status() != null) parts.add("status " + filter.status());
+        if (filter.runId() != null) parts.add("run " + filter.runId());
+        if (filter.pipeline() != null) parts.add("pipeline " + filter.pipeline());
+        if (filter.step() != null) parts.add("step " + filter.step());
+        if (filter.from() != null) parts.add("from " + filter.from());
+        if (filter.to() != null) parts.add("before " + filter.to());
+        if (filter.errorContains() != null) parts.add("error contains \u201c" + filter.errorContains() + "\u201d");
+        return parts.isEmpty() ? "every open dead letter" : "open dead letters with " + String.join(", ", parts);
     }
 
     public String age(Instant since) {
-        return FacesActions.age(since, clock.instant());
+        return FacesActions.age(since, clocks.clock().instant());
     }
 
     public String getState() { return state; }

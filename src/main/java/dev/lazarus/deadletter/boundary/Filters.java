@@ -9,6 +9,10 @@ import dev.lazarus.platform.control.Problem;
 import jakarta.json.JsonObject;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 
 /**
@@ -32,11 +36,27 @@ public final class Filters {
         }
     }
 
-    /** {@code {"reason": ..., "pipeline": ..., "step": ..., "from": ..., "to": ..., "error": ...}}; open only. */
+    /** The names a bulk requeue's filter takes, over the API and in the dry run's query. */
+    public static final Set<String> REQUEUE_FILTER = Set.of("reason", "status", "runId", "pipeline", "step", "from", "to", "error");
+
+    /**
+     * {@code {"reason", "status", "runId", "pipeline", "step", "from", "to", "error"}}, open dead letters only. A name
+     * it does not know is refused: a filter silently dropped would widen what a bulk requeue acts on.
+     */
     static DeadLetterFilter of(JsonObject json) {
-        return of(JsonBodies.optionalString(json, "reason"), null, null, true, JsonBodies.optionalString(json, "pipeline"),
+        requireKnown(json.keySet(), "filter");
+        return of(JsonBodies.optionalString(json, "reason"), JsonBodies.optionalString(json, "status"),
+                JsonBodies.optionalString(json, "runId"), true, JsonBodies.optionalString(json, "pipeline"),
                 JsonBodies.optionalString(json, "step"), JsonBodies.optionalString(json, "from"),
                 JsonBodies.optionalString(json, "to"), JsonBodies.optionalString(json, "error"));
+    }
+
+    /** Refuses (400) any of {@code names} a requeue filter does not know. */
+    static void requireKnown(Collection<String> names, String where) {
+        List<String> unknown = names.stream().filter(name -> !REQUEUE_FILTER.contains(name)).sorted().toList();
+        if (!unknown.isEmpty()) {
+            throw Problem.badRequest("unknown " + where + " name(s) " + unknown + "; a requeue filter takes " + new TreeSet<>(REQUEUE_FILTER));
+        }
     }
 
     static UUID uuid(String value) {

@@ -24,6 +24,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.InputStream;
 import java.util.List;
+import java.util.TreeSet;
 
 /**
  * Bulk requeue over HTTP: {@code GET /api/requeue-jobs/dry-run?...} counts what a filter would bring back;
@@ -38,21 +39,28 @@ public class RequeueJobsResource {
     @Inject
     RequeueJobs jobs;
 
+    /** How many open dead letters a job of this filter would requeue; the same names as a job's filter, nothing else. */
     @GET
     @Path("dry-run")
-    public JsonObject dryRun(@QueryParam("reason") String reason, @QueryParam("pipeline") String pipeline,
+    public JsonObject dryRun(@QueryParam("reason") String reason, @QueryParam("status") String status,
+                             @QueryParam("runId") String runId, @QueryParam("pipeline") String pipeline,
                              @QueryParam("step") String step, @QueryParam("from") String from, @QueryParam("to") String to,
-                             @QueryParam("error") String error) {
-        DeadLetterFilter filter = Filters.of(reason, null, null, true, pipeline, step, from, to, error);
-        return JSON.createObjectBuilder().add("matching", jobs.dryRun(filter)).build();
+                             @QueryParam("error") String error, @Context UriInfo uri) {
+        Filters.requireKnown(uri.getQueryParameters().keySet(), "query parameter");
+        DeadLetterFilter filter = Filters.of(reason, status, runId, true, pipeline, step, from, to, error);
+        return JSON.createObjectBuilder().add("matching", jobs.dryRun(filter)).add("filter", RequeueJobView.filterOf(filter)).build();
     }
 
     @POST
     public Response start(InputStream body, @Context UriInfo uri) {
         JsonObject request = JsonBodies.readOptionalObject(body, 16 * 1024, "{\"filter\": {...}, \"ratePerSecond\": 50}");
+        List<String> unknown = request.keySet().stream().filter(k -> !k.equals("filter") && !k.equals("ratePerSecond")).sorted().toList();
+        if (!unknown.isEmpty()) {
+            throw Problem.badRequest("unknown field(s) " + unknown + "; a requeue job takes {\"filter\": {...}, \"ratePerSecond\": 50}");
+        }
         JsonValue filter = request.getOrDefault("filter", JsonValue.EMPTY_JSON_OBJECT);
         if (filter.getValueType() != JsonValue.ValueType.OBJECT) {
-            throw Problem.badRequest("'filter' must be an object: {\"reason\", \"pipeline\", \"step\", \"from\", \"to\", \"error\"}");
+            throw Problem.badRequest("'filter' must be an object with any of " + new TreeSet<>(Filters.REQUEUE_FILTER));
         }
         JsonValue rate = request.getOrDefault("ratePerSecond", JSON.createValue(0));
         if (!(rate instanceof JsonNumber number) || !number.isIntegral() || number.intValue() < 0 || number.intValue() > 100_000) {

@@ -1,6 +1,6 @@
 package dev.lazarus.deadletter.control;
 
-import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.platform.control.Destinations;
@@ -13,19 +13,28 @@ import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
+import jakarta.jms.QueueBrowser;
 import jakarta.jms.TextMessage;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 /**
  * The per-queue dead-letter queues ({@code DLQ.<queue>}) as Lazarus touches them: parking a message there
- * itself (for messages that can never succeed, instead of burning the broker's retries) and taking a run's
- * message out again for a requeue. Both join the caller's JTA transaction, so a message is never in two
- * places or in none.
+ * (a step that used its attempts, a message that can never execute), taking a run's message out again for a
+ * requeue, and removing the message of a dead letter that retention purges. All of it joins the caller's JTA
+ * transaction, so a message is never in two places or in none.
+ *
+ * <p>Every message Lazarus parks carries the id of the dead letter that explains it and that dead letter's
+ * {@linkplain DeadLetter#parkedToken() token}. The reconciler looks only at messages without a token (the
+ * ones the broker moved by itself), and a message retried from the Artemis console is recognised by its
+ * token, never by a guess.
  */
 @ApplicationScoped
 public class DeadLetterQueues {
@@ -34,8 +43,9 @@ public class DeadLetterQueues {
     static final String ORIGINAL_ADDRESS = "_AMQ_ORIG_ADDRESS";
     static final String ORIGINAL_QUEUE = "_AMQ_ORIG_QUEUE";
     public static final String REASON = "lazarusReason";
-    /** On messages Lazarus parked itself: the dead letter that explains them. */
+    /** On messages Lazarus parked: the dead letter that explains them, and its token. */
     public static final String DEAD_LETTER_ID = "lazarusDeadLetterId";
+    public static final String PARKED_TOKEN = "lazarusParkedToken";
 
     /** How long a requeue waits for its run's message to be handed over by the broker. */
     private static final long TAKE_TIMEOUT_MILLIS = 1000;
@@ -46,20 +56,54 @@ public class DeadLetterQueues {
     @Inject
     Destinations destinations;
 
-    /** Copies {@code message} (body and properties) into {@code DLQ.<queue>}, marked like a broker move. */
-    public void park(Message message, String queue, DeadLetterReason reason, Long deadLetterId) {
+    /** The mark Lazarus put on a message it parked, if it has one: what a console Retry brings back. */
+    public record ParkedMark(long deadLetterId, String token) {
+
+        public static ParkedMark of(Message message) {
+            try {
+                if (message.propertyExists(DEAD_LETTER_ID) && message.propertyExists(PARKED_TOKEN)) {
+                    return new ParkedMark(message.getLongProperty(DEAD_LETTER_ID), message.getStringProperty(PARKED_TOKEN));
+                }
+            } catch (JMSException | RuntimeException e) {
+                // a property of the wrong type: not a mark of ours
+            }
+            return null;
+        }
+    }
+
+    /** Copies {@code message} (body and properties) into {@code DLQ.<queue>}, marked with its dead letter. */
+    public void park(Message message, String queue, DeadLetter deadLetter) {
+        send(message, queue, deadLetter);
+    }
+
+    /**
+     * Copies {@code message} into {@code DLQ.<queue>} unexplained, as the broker would have moved it: for a step
+     * whose attempts are used up while its diagnostics cannot be written. The reconciler records it later.
+     */
+    public void parkUnexplained(Message message, String queue) {
+        send(message, queue, null);
+    }
+
+    private void send(Message message, String queue, DeadLetter deadLetter) {
         try {
             Message copy = copyOf(message);
             for (String name : Collections.list(propertyNames(message))) {
-                if (!name.startsWith("JMS")) { // JMSX* and vendor JMS_* properties belong to the provider
+                // JMSX*, JMS_* and _AMQ* properties belong to the provider and the broker; an old mark is replaced below
+                if (!name.startsWith("JMS") && !name.startsWith("_AMQ") && !name.startsWith("__AMQ")
+                        && !name.equals(DEAD_LETTER_ID) && !name.equals(PARKED_TOKEN)) {
                     copy.setObjectProperty(name, message.getObjectProperty(name));
                 }
             }
             copy.setStringProperty(ORIGINAL_ADDRESS, queue);
             copy.setStringProperty(ORIGINAL_QUEUE, queue);
-            copy.setStringProperty(REASON, reason.name());
-            if (deadLetterId != null) {
-                copy.setLongProperty(DEAD_LETTER_ID, deadLetterId);
+            if (deadLetter != null) {
+                copy.setStringProperty(REASON, deadLetter.reason().name());
+                copy.setLongProperty(DEAD_LETTER_ID, deadLetter.id());
+                copy.setStringProperty(PARKED_TOKEN, deadLetter.markParked());
+                if (deadLetter.runId() != null && !message.propertyExists(StepMessage.RUN_ID)) {
+                    // sent by hand with the run only in its body: named here too, so it can be found by run in the console
+                    copy.setStringProperty(StepMessage.RUN_ID, deadLetter.runId().toString());
+                }
             }
             jms.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
@@ -71,18 +115,23 @@ public class DeadLetterQueues {
     }
 
     /**
-     * Removes the given runs' messages from {@code deadLetterQueue} within the caller's transaction, with one
-     * consumer whose selector names them all (the broker filters; nothing else in the queue is touched).
+     * Removes the messages of these dead letters from {@code deadLetterQueue}, and the runs' messages the broker
+     * moved there by itself (no mark yet), within the caller's transaction: one consumer whose selector names
+     * them all, so the broker filters and nothing else in the queue is touched (a stale copy of a run's message,
+     * parked with a dead letter of its own, stays).
      *
      * @return the runs whose message was there (none if an operator purged it in the console)
      */
-    public Set<UUID> take(String deadLetterQueue, Collection<UUID> runIds) {
+    public Set<UUID> take(String deadLetterQueue, Collection<DeadLetter> deadLetters) {
         Set<UUID> taken = new HashSet<>();
-        if (runIds.isEmpty()) {
+        if (deadLetters.isEmpty()) {
             return taken;
         }
-        // UUIDs: nothing to escape
-        String selector = StepMessage.RUN_ID + " IN (" + runIds.stream().map(id -> "'" + id + "'").collect(Collectors.joining(",")) + ")";
+        Set<UUID> runIds = deadLetters.stream().map(DeadLetter::runId).collect(Collectors.toSet());
+        List<String> tokens = deadLetters.stream().map(DeadLetter::parkedToken).filter(Objects::nonNull).toList();
+        // UUIDs: nothing to escape. (JMS selectors take IN lists of strings only, hence tokens rather than ids.)
+        String selector = StepMessage.RUN_ID + " IN (" + quoted(runIds) + ") AND (" + PARKED_TOKEN + " IS NULL"
+                + (tokens.isEmpty() ? "" : " OR " + PARKED_TOKEN + " IN (" + quoted(tokens) + ")") + ")";
         try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue), selector)) {
             long timeout = TAKE_TIMEOUT_MILLIS;
             Message message;
@@ -95,6 +144,69 @@ public class DeadLetterQueues {
                     e.getErrorCode(), e);
         }
         return taken;
+    }
+
+    /** Removes one message, by its JMS message id, within the caller's transaction; false if it is gone. */
+    public boolean takeMessage(String deadLetterQueue, String messageId) {
+        if (messageId == null || !messageId.matches("[A-Za-z0-9:._-]{1,200}")) {
+            return false; // nothing a selector could name safely
+        }
+        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue), "JMSMessageID = '" + messageId + "'")) {
+            return consumer.receive(TAKE_TIMEOUT_MILLIS) != null;
+        }
+    }
+
+    /**
+     * Removes the parked messages of these dead letters from {@code deadLetterQueue}, within the caller's
+     * transaction: what retention does when it purges them.
+     *
+     * @return how many messages were removed
+     */
+    public int remove(String deadLetterQueue, Collection<DeadLetter> deadLetters) {
+        List<String> tokens = deadLetters.stream().map(DeadLetter::parkedToken).filter(Objects::nonNull).toList();
+        if (tokens.isEmpty()) {
+            return 0;
+        }
+        int removed = 0;
+        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue), PARKED_TOKEN + " IN (" + quoted(tokens) + ")")) {
+            long timeout = TAKE_TIMEOUT_MILLIS / 4; // most purged dead letters (the requeued ones) have no message left
+            while (consumer.receive(timeout) != null) {
+                removed++;
+                timeout = removed >= tokens.size() ? 10 : 100;
+            }
+        }
+        return removed;
+    }
+
+    /** Which of these dead letters have their parked message in {@code deadLetterQueue} now (left in place). */
+    public Set<Long> present(String deadLetterQueue, Collection<DeadLetter> deadLetters) {
+        Map<String, Long> byToken = deadLetters.stream().filter(d -> d.parkedToken() != null)
+                .collect(Collectors.toMap(DeadLetter::parkedToken, DeadLetter::id));
+        Set<Long> present = new HashSet<>();
+        if (byToken.isEmpty()) {
+            return present;
+        }
+        try (QueueBrowser browser = jms.createBrowser(destinations.queue(jms, deadLetterQueue),
+                PARKED_TOKEN + " IN (" + quoted(byToken.keySet()) + ")")) {
+            for (Object message : Collections.list(browser.getEnumeration())) {
+                Long id = byToken.get(((Message) message).getStringProperty(PARKED_TOKEN));
+                if (id != null) {
+                    present.add(id);
+                }
+            }
+        } catch (JMSException e) {
+            throw new JMSRuntimeException("could not browse " + deadLetterQueue + ": " + e.getMessage(), e.getErrorCode(), e);
+        }
+        return present;
+    }
+
+    /** The selector of the messages Lazarus has not marked: what the reconciler must look at. */
+    public static String unmarked() {
+        return PARKED_TOKEN + " IS NULL";
+    }
+
+    private static String quoted(Collection<?> ids) {
+        return ids.stream().map(id -> "'" + id + "'").collect(Collectors.joining(","));
     }
 
     private Message copyOf(Message message) throws JMSException {

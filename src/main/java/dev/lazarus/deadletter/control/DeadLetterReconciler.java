@@ -18,10 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Enumeration;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -29,15 +26,19 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * Makes the dead-letter queues and the diagnostics agree, from both sides:
  * <ul>
- * <li>a message in a step's {@code DLQ.<queue>} that no dead letter explains gets one (and its run is
- * stopped): this is how a failure whose diagnostics could not be written (the database was away at the
- * last attempt) is still recorded, only later;</li>
- * <li>an open dead letter whose message is no longer in its DLQ (purged or moved by hand in the console)
- * is flagged, so nobody requeues expecting the original message.</li>
+ * <li>a message in a step's {@code DLQ.<queue>} that Lazarus did not park (the broker moved it by itself, or
+ * it was parked unexplained because the diagnostics could not be written) gets its dead letter, with the reason
+ * the database supports, and is then marked: taken out and parked again with its dead letter's token. Each
+ * pass therefore reads only messages no earlier pass settled, and a queue full of settled messages (kept
+ * after a discard, say) hides nothing behind them;</li>
+ * <li>an open dead letter whose parked message is no longer in its DLQ (purged or moved by hand in the console)
+ * is flagged, so nobody requeues expecting the original message. The check reads a bounded page of dead
+ * letters per pass, least recently checked first, so every one is checked in turn.</li>
  * </ul>
  * The broker side wins on what exists (a message is never deleted here), the database side on what it
  * means. Dead letters younger than {@code lazarus.reconcile.missing-after} are not flagged: their message
- * may still be on its way to the DLQ.
+ * may still be on its way to the DLQ. A message that cannot be settled (its dead letter cannot be written)
+ * is reported loudly and passed over; the next pass tries it again.
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
@@ -58,12 +59,20 @@ public class DeadLetterReconciler {
     DeadLetterService deadLetters;
 
     @Inject
+    ParkedMessageCheck parkedMessages;
+
+    @Inject
     Clock clock;
 
-    /** Messages read per DLQ and sweep; a fuller DLQ is reconciled over several sweeps, never flagged. */
+    /** Unsettled messages read per DLQ and pass; more are settled by the next passes. */
     @Inject
     @ConfigProperty(name = "lazarus.reconcile.max-messages-per-queue", defaultValue = "2000")
     int maxMessagesPerQueue;
+
+    /** Open dead letters whose parked message is checked per DLQ and pass. */
+    @Inject
+    @ConfigProperty(name = "lazarus.reconcile.check-per-queue", defaultValue = "500")
+    int checkPerQueue;
 
     @Inject
     @ConfigProperty(name = "lazarus.reconcile.missing-after", defaultValue = "PT2M")
@@ -85,10 +94,9 @@ public class DeadLetterReconciler {
 
     private Result reconcile(StepDefinition step) {
         Instant now = clock.instant();
-        Set<Long> explained = new HashSet<>();
         int recorded = 0;
-        boolean readAll;
-        try (QueueBrowser browser = jms.createBrowser(jms.createQueue(step.deadLetterQueue()))) {
+        int failed = 0;
+        try (QueueBrowser browser = jms.createBrowser(jms.createQueue(step.deadLetterQueue()), DeadLetterQueues.unmarked())) {
             Enumeration<?> messages = browser.getEnumeration();
             int read = 0;
             List<DlqMessage> page = new ArrayList<>(PAGE);
@@ -96,43 +104,54 @@ public class DeadLetterReconciler {
                 page.add(DlqMessage.of((Message) messages.nextElement()));
                 read++;
                 if (page.size() == PAGE || !messages.hasMoreElements() || read == maxMessagesPerQueue) {
-                    recorded += settle(step, page, explained);
+                    int[] settled = settle(step, page);
+                    recorded += settled[0];
+                    failed += settled[1];
                     page.clear();
                 }
             }
-            readAll = !messages.hasMoreElements();
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not browse " + step.deadLetterQueue() + ": " + e.getMessage());
         }
-        int flagged = readAll ? deadLetters.checkDlqMessages(step.deadLetterQueue(), explained, now.minus(missingAfter), now) : 0;
-        return new Result(recorded, flagged);
+        int flagged = parkedMessages.check(step.deadLetterQueue(), now.minus(missingAfter), now, checkPerQueue);
+        return new Result(recorded, flagged, failed);
     }
 
-    /** Looks up a page of browsed messages at once; only the ones nothing explains are settled one by one. */
-    private int settle(StepDefinition step, List<DlqMessage> page, Set<Long> explained) {
-        Map<DlqMessage, Long> known = deadLetters.alreadyExplained(page);
+    /** Settles a page of browsed messages, each in its own transaction; returns {recorded, failed}. */
+    private int[] settle(StepDefinition step, List<DlqMessage> page) {
         int recorded = 0;
+        int failed = 0;
         for (DlqMessage message : page) {
-            Long id = known.get(message);
-            if (id == null) {
-                DeadLetterService.Explanation explanation = deadLetters.explain(step, message);
-                id = explanation.deadLetterId();
-                recorded += explanation.recordedNow() ? 1 : 0;
+            try {
+                recorded += deadLetters.explain(step, message).recordedNow() ? 1 : 0;
+            } catch (RuntimeException e) {
+                failed++;
+                LOG.log(Level.SEVERE, "Could not record the dead letter of message {0} in {1} (run {2}); it stays there"
+                        + " unexplained and the next sweep tries again: {3}", new Object[] {message.messageId(),
+                        step.deadLetterQueue(), message.runId(), rootMessage(e)});
             }
-            explained.add(id);
         }
-        return recorded;
+        return new int[] {recorded, failed};
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     /**
      * @param recorded       dead letters written for messages nothing explained
      * @param flaggedMissing open dead letters newly flagged because their message has left the DLQ
+     * @param failed         messages whose dead letter could not be written this pass
      */
-    public record Result(int recorded, int flaggedMissing) {
-        static final Result NONE = new Result(0, 0);
+    public record Result(int recorded, int flaggedMissing, int failed) {
+        static final Result NONE = new Result(0, 0, 0);
 
         Result plus(Result other) {
-            return new Result(recorded + other.recorded, flaggedMissing + other.flaggedMissing);
+            return new Result(recorded + other.recorded, flaggedMissing + other.flaggedMissing, failed + other.failed);
         }
     }
 }

@@ -40,11 +40,25 @@ public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId
                 false, CONSUMER);
     }
 
-    /** A message that can never execute: not a step message, an unknown step, a run that does not exist. */
+    /** The step had used its attempts before this delivery (failed, or interrupted too often): give up now. */
+    public static DeadLetterReport stepGivenUp(StepDefinition step, UUID runId, long generation, String messageId,
+                                               int attempts, String problem) {
+        return new DeadLetterReport(DeadLetterReason.RETRIES_EXHAUSTED, step.queue(), runId, step.pipeline(), step.name(),
+                generation, messageId, null, attempts, null, problem, null, false, CONSUMER);
+    }
+
+    /**
+     * A message that can never execute: not a step message, an unknown step, a run that does not exist, a
+     * dispatch the run is not waiting for. About the message alone: the run it may name is left as it is.
+     */
     public static DeadLetterReport messageRejected(DeadLetterReason reason, String queue, UUID runId, String step,
-                                                   String messageId, String body, int attempts, String problem) {
-        return new DeadLetterReport(reason, queue, runId, null, step, null, messageId, body, attempts,
-                null, problem, null, false, CONSUMER);
+                                                   Long generation, String messageId, String body, int attempts,
+                                                   String problem, String detectedBy) {
+        if (!reason.aboutMessage()) {
+            throw new IllegalArgumentException(reason + " is not about a message on its own");
+        }
+        return new DeadLetterReport(reason, queue, runId, null, step, generation, messageId, body, attempts,
+                null, problem, null, false, detectedBy);
     }
 
     /** The sweeper gave up on a run that stopped making progress. */
@@ -57,6 +71,11 @@ public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId
     /** Whether this report is about the run's current dispatch (reports without a generation always are). */
     public boolean concerns(long runGeneration) {
         return generation == null || generation == runGeneration;
+    }
+
+    /** Whether the handler itself failed on the attempt that gave up (rather than the step never finishing). */
+    public boolean lastAttemptFailed() {
+        return CONSUMER.equals(detectedBy) && exceptionClass != null;
     }
 
     public String deadLetterQueue() {

@@ -4,22 +4,27 @@ import static dev.lazarus.platform.control.Jsonp.JSON;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
-import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
 import dev.lazarus.pipeline.entity.StepState;
+import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Text;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.Message;
+import jakarta.json.JsonException;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.FlushModeType;
+import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
+import java.io.StringReader;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,14 +32,27 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
- * The one way a dead letter comes to exist, whichever path detected it. Idempotent: a run that already has an
- * open dead letter keeps it (the first evidence stays), and the database's unique {@code open_run_id} makes
- * two detectors racing on different nodes end with exactly one.
+ * The one place where a run and its open dead letter change, and the one way a dead letter comes to exist,
+ * whichever path detected it.
+ *
+ * <p>The rule it keeps: <em>a run is {@code DEAD_LETTERED} exactly while one open dead letter holds it</em>,
+ * recorded for the dispatch it stopped at. So
+ * <ul>
+ * <li>recording is idempotent: a run that is already held keeps its dead letter (the first evidence stays),
+ * and the database's unique {@code open_run_id} makes two detectors racing on different nodes end with one;</li>
+ * <li>evidence about a dispatch the run has moved past (a fenced consumer failing late) is added to that
+ * dispatch's dead letter as a note and changes nothing else;</li>
+ * <li>a message that can never execute gets a dead letter of its own that names the run but never holds,
+ * stops or resumes it;</li>
+ * <li>only {@link #resume} brings a held run back, after checking that the two still agree, for every
+ * requeue path (one, bulk, console Retry); a disagreement is a 409 problem, never a half-done change.</li>
+ * </ul>
  */
 @Stateless
 public class DeadLetterService {
@@ -43,6 +61,9 @@ public class DeadLetterService {
 
     /** The actor of what happens through the Artemis console, which Lazarus only sees the effect of. */
     public static final String CONSOLE = "artemis-console";
+
+    /** Room for the rest of a run snapshot next to its payload. */
+    private static final int SNAPSHOT_OVERHEAD = 2_000;
 
     @PersistenceContext
     EntityManager em;
@@ -56,53 +77,53 @@ public class DeadLetterService {
     @Inject
     Clock clock;
 
-    /** Records the dead letter in the caller's transaction and stops the run (if there is one). */
+    /** Records the dead letter in the caller's transaction and, if it is about the run's current dispatch, stops the run. */
     public DeadLetter record(DeadLetterReport report) {
-        if (report.runId() != null) {
-            Optional<DeadLetter> open = findOpen(report.runId());
-            if (open.isPresent()) {
-                LOG.log(Level.FINE, "Run {0} already has open dead letter {1}", new Object[] {report.runId(), open.get().id()});
-                return open.get();
-            }
-        }
         Instant now = clock.instant();
         Run run = report.runId() == null ? null : em.find(Run.class, report.runId());
+        if (report.reason().aboutMessage() || report.runId() == null) {
+            DeadLetter deadLetter = newDeadLetter(report, report.reason(), report.errorMessage(), now);
+            if (report.runId() != null) {
+                deadLetter.forRun(report.runId(), run != null ? run.pipeline() : report.pipeline(), report.step(), report.generation());
+                if (run != null) {
+                    deadLetter.withRunSnapshot(snapshot(run));
+                }
+            }
+            return persist(deadLetter, report);
+        }
+        if (run == null) {
+            // the run row is gone (deleted by hand): the failure is evidence about a message of no run
+            return record(DeadLetterReport.messageRejected(DeadLetterReason.RUN_NOT_FOUND, report.queue(), report.runId(),
+                    report.step(), report.generation(), report.messageId(), report.messageBody(), report.attempts(),
+                    "run " + report.runId() + " no longer exists; " + report.reason() + ": " + report.errorMessage(),
+                    report.detectedBy()));
+        }
+        Optional<DeadLetter> open = findOpen(run.id());
+        if (open.isPresent()) {
+            LOG.log(Level.FINE, "Run {0} already has open dead letter {1}", new Object[] {run.id(), open.get().id()});
+            return open.get();
+        }
+        if (!report.concerns(run.generation()) || !run.state().isLive()) {
+            return noteOnDispatch(run, report, now);
+        }
         DeadLetterReason reason = report.reason();
         String error = report.errorMessage();
-        if (run != null && report.concerns(run.generation()) && reason != DeadLetterReason.MANUAL
-                && requeuePolicy.exhausted(run.requeueCount())) {
+        if (reason != DeadLetterReason.MANUAL && requeuePolicy.exhausted(run.requeueCount())) {
             // the loop guard: this run has been brought back as often as allowed; park it for good
             error = reason + " after " + run.requeueCount() + " requeues (limit " + requeuePolicy.maxPerRun() + "): " + error;
             reason = DeadLetterReason.REQUEUE_LIMIT;
         }
-        DeadLetter deadLetter = new DeadLetter(reason, report.queue(), report.deadLetterQueue(), report.detectedBy(), now)
-                .withMessage(report.messageId(), report.messageBody())
-                .withError(report.exceptionClass(), error, report.stackTrace(), report.attempts());
-        if (run != null && report.concerns(run.generation())) {
-            deadLetter.forRun(run.id(), run.pipeline(), report.step() != null ? report.step() : run.currentStep(), run.generation())
-                    .withRunSnapshot(snapshot(run));
-            if (run.state().isLive()) {
-                run.deadLetter(report.fence(), now);
-                failCurrentStep(run, report);
-            }
-        } else if (run != null) {
-            // A message of an earlier dispatch: the run has moved on (requeued, completed), so it is evidence
-            // only, and does not take the run's one open dead-letter slot.
-            deadLetter.forRun(run.id(), run.pipeline(), report.step(), report.generation())
-                    .withRunSnapshot(snapshot(run))
-                    .detachedFromRun();
-        } else if (report.runId() != null) {
-            deadLetter.forRun(report.runId(), report.pipeline(), report.step(), report.generation());
-        }
-        em.persist(deadLetter); // inserted at flush; the one-open-per-run constraint is checked then
-        LOG.log(Level.WARNING, "Dead letter {0}: {1} on queue {2}, run {3}, step {4}: {5}", new Object[] {
-                deadLetter.id(), reason, report.queue(), report.runId(), report.step(), error});
-        return deadLetter;
+        DeadLetter deadLetter = newDeadLetter(report, reason, error, now)
+                .forRun(run.id(), run.pipeline(), report.step() != null ? report.step() : run.currentStep(), run.generation())
+                .withRunSnapshot(snapshot(run));
+        run.deadLetter(report.fence(), now);
+        failCurrentStep(run, report);
+        return persist(deadLetter, report);
     }
 
     /**
      * Records in a transaction of its own: used by a consumer whose own transaction is about to roll back so
-     * that the broker redelivers or moves the message.
+     * that the broker redelivers, and the redelivery is parked.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public DeadLetter recordAlone(DeadLetterReport report) {
@@ -115,14 +136,90 @@ public class DeadLetterService {
      */
     public DeadLetter reject(DeadLetterReport report, Message message) {
         DeadLetter deadLetter = record(report);
-        deadLetterQueues.park(message, report.queue(), report.reason(), deadLetter.id());
+        deadLetterQueues.park(message, report.queue(), deadLetter);
         return deadLetter;
     }
 
     /**
+     * A copy of a dispatch this dead letter explains reached the consumer (the delivery after the one that gave
+     * up, or a late copy of a dispatch that was fenced or requeued since). In the consumer's transaction, with
+     * the dead letter locked: if it still holds its run and has no message in the DLQ, the copy is parked there,
+     * marked with its token; otherwise it adds nothing but evidence, so it is noted on the dead letter and
+     * acknowledged without running.
+     */
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public void takeCopyOfDispatch(long deadLetterId, Message message, String queue, String detail) {
+        DeadLetter deadLetter = em.find(DeadLetter.class, deadLetterId, LockModeType.PESSIMISTIC_WRITE);
+        if (deadLetter.holdsRun() && !deadLetter.isParked()) {
+            deadLetterQueues.park(message, queue, deadLetter);
+            LOG.log(Level.INFO, "Dead letter {0}: its message is parked in {1} ({2})", new Object[] {deadLetterId,
+                    deadLetter.deadLetterQueue(), detail});
+            return;
+        }
+        String note = "a copy of this dispatch's message arrived on " + queue + " and was acknowledged without running: "
+                + detail + (deadLetter.isOpen() ? "" : "; this dead letter is " + deadLetter.status());
+        deadLetter.addNote(DeadLetterReport.CONSUMER, Text.truncate(note, 4000), clock.instant());
+        LOG.log(Level.INFO, "Dead letter {0}: {1}", new Object[] {deadLetterId, note});
+    }
+
+    /**
+     * Why this dead letter cannot bring its run back now, or empty if it can: the one check every requeue path
+     * makes, under the locks of both rows.
+     */
+    public Optional<String> whyNotResumable(DeadLetter deadLetter, Run run) {
+        long id = deadLetter.id();
+        if (!deadLetter.isOpen()) {
+            return Optional.of("dead letter " + id + " is already " + deadLetter.status()
+                    + (deadLetter.closedBy() != null ? " (by " + deadLetter.closedBy() + " at " + deadLetter.closedAt() + ")" : ""));
+        }
+        if (deadLetter.reason() == DeadLetterReason.REQUEUE_LIMIT) {
+            return Optional.of("dead letter " + id + ": run " + deadLetter.runId() + " was parked by the loop guard"
+                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead");
+        }
+        if (deadLetter.reason().aboutMessage()) {
+            return Optional.of("dead letter " + id + " (" + deadLetter.reason() + ") is about a message on its own"
+                    + (deadLetter.runId() != null ? ", not about run " + deadLetter.runId() + "'s state" : "")
+                    + ": there is nothing to resume; resolve or discard it instead");
+        }
+        if (!deadLetter.holdsRun()) {
+            return Optional.of("dead letter " + id + " does not hold run " + deadLetter.runId() + " (the run is not stopped by it;"
+                    + " see the run's own dead letter): resolve or discard it instead");
+        }
+        if (run == null) {
+            return Optional.of("run " + deadLetter.runId() + " no longer exists; the dead letter keeps its snapshot");
+        }
+        long behind = deadLetter.generation() == null ? -1 : run.generation() - deadLetter.generation();
+        if (run.state() != RunState.DEAD_LETTERED || behind < 0 || behind > 1) {
+            return Optional.of("dead letter " + id + " is about dispatch " + deadLetter.generation() + " but run " + run.id()
+                    + " is " + run.state() + " at dispatch " + run.generation() + ": they disagree, so it cannot be requeued;"
+                    + " resolve or discard it");
+        }
+        if (requeuePolicy.exhausted(run.requeueCount())) {
+            return Optional.of("run " + run.id() + " has been requeued " + run.requeueCount() + " times, the limit"
+                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Brings the run a dead letter holds back to life at its current step, closing the dead letter, both in the
+     * caller's transaction (the caller holds both rows locked and dispatches the step).
+     *
+     * @return the generation of the new dispatch
+     * @throws Problem 409 if they do not agree (see {@link #whyNotResumable})
+     */
+    public long resume(DeadLetter deadLetter, Run run, String actor, String method, Instant now) {
+        whyNotResumable(deadLetter, run).ifPresent(why -> {
+            throw Problem.conflict(why);
+        });
+        long generation = run.requeue(now);
+        deadLetter.requeued(actor, method, now);
+        return generation;
+    }
+
+    /**
      * The dead letters already explaining these DLQ messages, found with two queries for the lot: the
-     * reconciler reads thousands of messages a sweep and nearly all of them are explained. A message missing
-     * from the answer goes through {@link #explain} on its own.
+     * reconciler reads many messages a sweep. A message missing from the answer goes through {@link #explain}.
      */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public Map<DlqMessage, Long> alreadyExplained(List<DlqMessage> messages) {
@@ -131,12 +228,14 @@ public class DeadLetterService {
         Set<Long> existing = parkedIds.isEmpty() ? Set.of() : Set.copyOf(em.createQuery(
                 "select d.id from DeadLetter d where d.id in :ids", Long.class).setParameter("ids", parkedIds).getResultList());
         Set<UUID> runIds = messages.stream().map(DlqMessage::runId).filter(Objects::nonNull).collect(Collectors.toSet());
-        // the first dead letter of each dispatch, as findForDispatch picks it
+        // the first dead letter of each dispatch that is not about a message on its own, as findForDispatch picks it
         Map<String, Long> byDispatch = new HashMap<>();
         if (!runIds.isEmpty()) {
-            for (Object[] row : em.createQuery("select d.runId, d.generation, d.id from DeadLetter d where d.runId in :runs order by d.id",
-                    Object[].class).setParameter("runs", runIds).getResultList()) {
-                byDispatch.putIfAbsent(row[0] + ":" + row[1], (Long) row[2]);
+            for (Object[] row : em.createQuery("select d.runId, d.generation, d.id, d.reason from DeadLetter d where d.runId in :runs"
+                    + " order by d.id", Object[].class).setParameter("runs", runIds).getResultList()) {
+                if (!((DeadLetterReason) row[3]).aboutMessage()) {
+                    byDispatch.putIfAbsent(row[0] + ":" + row[1], (Long) row[2]);
+                }
             }
         }
         for (DlqMessage message : messages) {
@@ -150,8 +249,9 @@ public class DeadLetterService {
     }
 
     /**
-     * The dead letter that explains a message found in a DLQ, recording one if there is none: in a
-     * transaction of its own, so each message is settled on its own.
+     * Settles one message the broker (not Lazarus) put into a DLQ, in a transaction of its own: finds the dead
+     * letter that explains it or records one with the reason the database supports, then marks the message (it
+     * is taken out and parked again with the dead letter's token) so no later pass needs to look at it.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Explanation explain(StepDefinition step, DlqMessage message) {
@@ -163,79 +263,67 @@ public class DeadLetterService {
             known = em.createQuery("select d from DeadLetter d where d.messageId = :id", DeadLetter.class)
                     .setParameter("id", message.messageId()).setMaxResults(1).getResultStream().findFirst();
         }
-        if (known.isPresent()) {
-            return new Explanation(known.get().id(), false);
+        // locked before the message is touched, as a requeue does: the two never split a message between them
+        known.ifPresent(d -> em.lock(d, LockModeType.PESSIMISTIC_WRITE));
+        boolean recordedNow = known.isEmpty();
+        DeadLetter deadLetter = known.orElseGet(() -> record(reportFor(step, message)));
+        em.flush(); // the id must exist before the message is marked with it
+        // parked again, marked: the same message with the dead letter's token. If it is gone meanwhile (an operator
+        // purged or retried it), the dead letter stands on its own and the missing check will say so.
+        if (deadLetterQueues.takeMessage(step.deadLetterQueue(), message.messageId())) {
+            deadLetterQueues.park(message.message(), step.queue(), deadLetter);
         }
-        DeadLetterReport report = message.runId() == null
-                ? new DeadLetterReport(DeadLetterReason.MALFORMED_MESSAGE, step.queue(), null, null, null, null,
-                        message.messageId(), message.body(), 0, null,
-                        "found in " + step.deadLetterQueue() + " with no diagnostics: " + message.problem(), null, false,
-                        DeadLetterReport.RECONCILER)
-                : new DeadLetterReport(DeadLetterReason.RETRIES_EXHAUSTED, step.queue(), message.runId(), step.pipeline(),
-                        message.step() != null ? message.step() : step.name(), message.generation(), message.messageId(), null,
-                        step.retryPolicy().maxDeliveryAttempts(), null,
-                        "found in " + step.deadLetterQueue() + " with no diagnostics: the broker dead-lettered it after its"
-                                + " retries but the consumer could not record why (the exception is not known)",
-                        null, false, DeadLetterReport.RECONCILER);
-        return new Explanation(record(report).id(), true);
+        return new Explanation(deadLetter.id(), recordedNow);
     }
 
-    /**
-     * Updates whether the open dead letters of {@code deadLetterQueue} (older than {@code createdBefore}, of a
-     * reason that parks its message) still have their message there.
-     *
-     * @return how many were newly flagged missing
-     */
-    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public int checkDlqMessages(String deadLetterQueue, Set<Long> present, Instant createdBefore, Instant now) {
-        List<DeadLetterReason> parking = Arrays.stream(DeadLetterReason.values()).filter(DeadLetterReason::parksMessage).toList();
-        int flagged = 0;
-        for (DeadLetter deadLetter : em.createQuery("select d from DeadLetter d where d.deadLetterQueue = :dlq"
-                        + " and d.status in :open and d.reason in :parking and d.createdAt < :before", DeadLetter.class)
-                .setParameter("dlq", deadLetterQueue)
-                .setParameter("open", DeadLetterStatus.OPEN)
-                .setParameter("parking", parking)
-                .setParameter("before", createdBefore)
-                .getResultList()) {
-            boolean wasMissing = deadLetter.dlqMessageMissing();
-            deadLetter.dlqMessagePresent(present.contains(deadLetter.id()), now);
-            if (!wasMissing && deadLetter.dlqMessageMissing()) {
-                flagged++;
-                LOG.log(Level.WARNING, "Dead letter {0}: its message is no longer in {1}", new Object[] {deadLetter.id(), deadLetterQueue});
-            }
+    /** What a message found unexplained in a DLQ says, judged against the database. */
+    private DeadLetterReport reportFor(StepDefinition step, DlqMessage message) {
+        String found = "found in " + step.deadLetterQueue() + " with no diagnostics: ";
+        if (message.runId() == null || message.generation() == null) {
+            return DeadLetterReport.messageRejected(DeadLetterReason.MALFORMED_MESSAGE, step.queue(), null, null, null,
+                    message.messageId(), message.body(), 0, found + message.problem(), DeadLetterReport.RECONCILER);
         }
-        return flagged;
+        Run run = em.find(Run.class, message.runId());
+        String stepName = message.step() != null ? message.step() : step.name();
+        if (run == null) {
+            return DeadLetterReport.messageRejected(DeadLetterReason.RUN_NOT_FOUND, step.queue(), message.runId(), stepName,
+                    message.generation(), message.messageId(), message.body(), 0, found + "its run does not exist",
+                    DeadLetterReport.RECONCILER);
+        }
+        if (!run.accepts(stepName, message.generation())) {
+            return DeadLetterReport.messageRejected(DeadLetterReason.STALE_MESSAGE, step.queue(), run.id(), stepName,
+                    message.generation(), message.messageId(), message.body(), 0, found + "its run is " + run.state()
+                            + " at step " + run.currentStep() + ", dispatch " + run.generation() + ", not waiting for it",
+                    DeadLetterReport.RECONCILER);
+        }
+        Optional<StepExecution> execution = execution(run, stepName, run.generation());
+        int attempts = execution.map(StepExecution::attempts).orElse(0);
+        int failures = execution.map(StepExecution::failures).orElse(0);
+        String counts = "the step started " + attempts + " time(s) and failed " + failures + " time(s), the broker delivered it "
+                + execution.map(StepExecution::deliveries).orElse(0) + "+ time(s)";
+        boolean exhausted = step.retryPolicy().exhaustedBy(failures);
+        return new DeadLetterReport(exhausted ? DeadLetterReason.RETRIES_EXHAUSTED : DeadLetterReason.UNDELIVERABLE,
+                step.queue(), run.id(), step.pipeline(), stepName, message.generation(), message.messageId(), null, attempts,
+                null, found + (exhausted ? "the step used its attempts but the consumer could not record why (" + counts + ")"
+                        : "the broker gave up before the step used its attempts (" + counts + "); requeue it once the consumer"
+                        + " can take messages again"),
+                null, false, DeadLetterReport.RECONCILER);
     }
 
     public record Explanation(long deadLetterId, boolean recordedNow) {
     }
 
-    /** The run's dead message was retried in the Artemis console and has resumed the run: say so on its dead letter. */
-    public void replayedFromConsole(UUID runId, Instant now) {
-        Optional<DeadLetter> open = findOpen(runId);
-        if (open.isPresent()) {
-            open.get().requeued(CONSOLE, RequeueService.REPLAYED_FROM_CONSOLE, now);
-        } else {
-            latestOf(runId).ifPresent(closed -> closed.addNote(CONSOLE,
-                    "its message was retried from the Artemis console after the dead letter was closed; the run resumed", now));
-        }
-    }
-
-    private Optional<DeadLetter> latestOf(UUID runId) {
-        return em.createQuery("select d from DeadLetter d where d.runId = :run order by d.id desc", DeadLetter.class)
-                .setParameter("run", runId).setMaxResults(1).getResultStream().findFirst();
-    }
-
-    /** The dead letter recorded for this dispatch of the run, open or not. */
+    /** The dead letter recorded for this dispatch of the run (not one about a message on its own), open or not. */
     public Optional<DeadLetter> findForDispatch(UUID runId, long generation) {
         return em.createQuery("select d from DeadLetter d where d.runId = :run and d.generation = :generation order by d.id", DeadLetter.class)
                 .setParameter("run", runId)
                 .setParameter("generation", generation)
-                .setMaxResults(1)
                 .getResultStream()
+                .filter(d -> !d.reason().aboutMessage())
                 .findFirst();
     }
 
+    /** The dead letter holding the run, if any. */
     public Optional<DeadLetter> findOpen(UUID runId) {
         // COMMIT: no flush of pending updates first (a dead letter's insert is immediate, so it is seen anyway);
         // this keeps a sweep's run updates batched
@@ -246,21 +334,86 @@ public class DeadLetterService {
                 .findFirst();
     }
 
+    /** Evidence about a dispatch the run has moved past, or about a run that has stopped: a note, nothing else. */
+    private DeadLetter noteOnDispatch(Run run, DeadLetterReport report, Instant now) {
+        String note = report.detectedBy() + " reported " + report.reason() + " for dispatch " + report.generation()
+                + " when run " + run.id() + " was already " + run.state() + " at dispatch " + run.generation()
+                + "; it changed nothing: " + report.errorMessage();
+        Optional<DeadLetter> ofDispatch = report.generation() == null ? Optional.empty() : findForDispatch(run.id(), report.generation());
+        if (ofDispatch.isPresent()) {
+            ofDispatch.get().addNote(report.detectedBy(), Text.truncate(note, 4000), now);
+            LOG.log(Level.INFO, "Dead letter {0}: {1}", new Object[] {ofDispatch.get().id(), note});
+            return ofDispatch.get();
+        }
+        return record(DeadLetterReport.messageRejected(DeadLetterReason.STALE_MESSAGE, report.queue(), run.id(), report.step(),
+                report.generation(), report.messageId(), report.messageBody(), report.attempts(), note, report.detectedBy()));
+    }
+
+    private DeadLetter newDeadLetter(DeadLetterReport report, DeadLetterReason reason, String error, Instant now) {
+        return new DeadLetter(reason, report.queue(), report.deadLetterQueue(), report.detectedBy(), now)
+                .withMessage(report.messageId(), report.messageBody())
+                .withError(report.exceptionClass(), error, report.stackTrace(), report.attempts());
+    }
+
+    private DeadLetter persist(DeadLetter deadLetter, DeadLetterReport report) {
+        em.persist(deadLetter); // inserted at flush; the one-open-per-run constraint is checked then
+        LOG.log(deadLetter.reason() == DeadLetterReason.STALE_MESSAGE ? Level.INFO : Level.WARNING,
+                "Dead letter {0}: {1} on queue {2}, run {3}, step {4}{5}: {6}", new Object[] {deadLetter.id(), deadLetter.reason(),
+                        report.queue(), report.runId(), report.step(), deadLetter.holdsRun() ? "" : " (the message alone)",
+                        deadLetter.errorMessage()});
+        return deadLetter;
+    }
+
     private void failCurrentStep(Run run, DeadLetterReport report) {
-        em.createQuery("select s from StepExecution s where s.run = :run and s.stepName = :step and s.generation = :generation",
+        long generation = report.fence() ? run.generation() - 1 : run.generation();
+        execution(run, run.currentStep(), generation)
+                .filter(step -> step.state() != StepState.COMPLETED)
+                .ifPresent(step -> step.gaveUp(report.reason() + ": " + report.errorMessage(), report.lastAttemptFailed()));
+    }
+
+    private Optional<StepExecution> execution(Run run, String step, long generation) {
+        return em.createQuery("select s from StepExecution s where s.run = :run and s.stepName = :step and s.generation = :generation",
                         StepExecution.class)
                 .setFlushMode(FlushModeType.COMMIT)
                 .setParameter("run", run)
-                .setParameter("step", run.currentStep())
-                .setParameter("generation", report.fence() ? run.generation() - 1 : run.generation())
+                .setParameter("step", step)
+                .setParameter("generation", generation)
                 .getResultStream()
-                .filter(step -> step.state() != StepState.COMPLETED)
-                .forEach(step -> step.failed(report.reason() + ": " + report.errorMessage()));
+                .findFirst();
     }
 
-    /** The run as it was when it stopped, kept with the dead letter even if the run changes or disappears. */
+    /**
+     * The run as it was when it stopped, kept with the dead letter even if the run changes or disappears. The
+     * payload is embedded as JSON (no second escaping); one too large for the column is cut, and says so.
+     */
     static String snapshot(Run run) {
-        return JSON.createObjectBuilder()
+        String full = snapshot(run, builder -> {
+            try (var reader = JSON.createReader(new StringReader(run.payload()))) {
+                builder.add("payload", reader.readValue());
+            } catch (JsonException notJson) {
+                builder.add("payload", run.payload());
+            }
+        });
+        if (full.length() <= DeadLetter.MAX_SNAPSHOT) {
+            return full;
+        }
+        // as a string, escaping makes it longer still: keep a prefix whose escaped form fits, and say how long it was
+        String payload = run.payload();
+        int keep = Math.min(payload.length(), DeadLetter.MAX_SNAPSHOT - SNAPSHOT_OVERHEAD);
+        while (true) {
+            String prefix = payload.substring(0, keep);
+            String cut = snapshot(run, builder -> builder.add("payloadTruncated", true)
+                    .add("payloadCharacters", payload.length())
+                    .add("payload", prefix));
+            if (cut.length() <= DeadLetter.MAX_SNAPSHOT) {
+                return cut;
+            }
+            keep = (int) ((long) keep * (DeadLetter.MAX_SNAPSHOT - SNAPSHOT_OVERHEAD) / cut.length());
+        }
+    }
+
+    private static String snapshot(Run run, Consumer<JsonObjectBuilder> payload) {
+        JsonObjectBuilder builder = JSON.createObjectBuilder()
                 .add("id", run.id().toString())
                 .add("pipeline", run.pipeline())
                 .add("state", run.state().name())
@@ -268,9 +421,8 @@ public class DeadLetterService {
                 .add("generation", run.generation())
                 .add("requeueCount", run.requeueCount())
                 .add("createdAt", run.createdAt().toString())
-                .add("updatedAt", run.updatedAt().toString())
-                .add("payload", run.payload())
-                .build()
-                .toString();
+                .add("updatedAt", run.updatedAt().toString());
+        payload.accept(builder);
+        return builder.build().toString();
     }
 }

@@ -4,6 +4,7 @@ import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.deadletter.entity.RequeueJob;
 import jakarta.ejb.Stateless;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
@@ -49,26 +50,36 @@ public class DeadLetters {
         return query.getSingleResult();
     }
 
-    /** How many open dead letters matching the filter a requeue would bring back: the bulk requeue's dry run. */
-    public long countRequeueable(DeadLetterFilter filter) {
+    /**
+     * How many open dead letters matching the filter (up to id {@code upTo}) a requeue would bring back: the bulk
+     * requeue's dry run, and the same selection its job then works through.
+     */
+    public long countRequeueable(DeadLetterFilter filter, long upTo) {
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter.open(), parameters)
-                + " and " + REQUEUEABLE, Long.class);
+                + " and " + REQUEUEABLE + " and d.id <= :upTo", Long.class);
         parameters.forEach(query::setParameter);
-        return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).getSingleResult();
+        return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).setParameter("upTo", upTo).getSingleResult();
+    }
+
+    /** The newest dead letter's id (0 if there is none). */
+    public long newestId() {
+        Long newest = em.createQuery("select max(d.id) from DeadLetter d", Long.class).getSingleResult();
+        return newest == null ? 0 : newest;
     }
 
     /**
-     * The next open, requeueable dead letters matching the filter after id {@code after}, in id order, locked
-     * for this transaction so no other requeue (an operator, another job) can take them meanwhile.
+     * The next dead letters of the job's selection after its cursor, in id order, locked for this transaction so
+     * no other requeue (an operator, another job) can take them meanwhile.
      */
-    public List<DeadLetter> lockNextRequeueable(DeadLetterFilter filter, long after, int max) {
+    public List<DeadLetter> lockNextRequeueable(RequeueJob job, int max) {
         Map<String, Object> parameters = new HashMap<>();
-        TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where " + where(filter.open(), parameters)
-                + " and " + REQUEUEABLE + " and d.id > :after order by d.id", DeadLetter.class);
+        TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where " + where(job.filter().open(), parameters)
+                + " and " + REQUEUEABLE + " and d.id > :after and d.id <= :upTo order by d.id", DeadLetter.class);
         parameters.forEach(query::setParameter);
         return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT)
-                .setParameter("after", after)
+                .setParameter("after", job.cursorId())
+                .setParameter("upTo", job.maxDeadLetterId())
                 .setLockMode(LockModeType.PESSIMISTIC_WRITE)
                 .setMaxResults(max)
                 .getResultList();
@@ -96,7 +107,8 @@ public class DeadLetters {
         return order.append(" else 99 end").toString();
     }
 
-    private static final String REQUEUEABLE = "d.runId is not null and d.stepName is not null and d.reason <> :limit";
+    /** What {@link DeadLetter#canBeRequeued()} says, as a condition: it holds its run, names a step, not the loop guard's. */
+    private static final String REQUEUEABLE = "d.openRunId is not null and d.stepName is not null and d.reason <> :limit";
 
     /** The filter as a JPQL condition over {@code d}; only what is set becomes a condition. */
     static String where(DeadLetterFilter filter, Map<String, Object> parameters) {

@@ -12,9 +12,10 @@ import java.util.UUID;
  *
  * @param deadLetterId set on messages Lazarus parked itself
  * @param runId        from the message properties, else from the body if it is a step message
+ * @param message      the browsed message itself, to park again once it is explained
  */
 public record DlqMessage(String messageId, Long deadLetterId, UUID runId, String step, Long generation, String body,
-                         String problem) {
+                         String problem, Message message) {
 
     public static DlqMessage of(Message message) throws JMSException {
         String body = message instanceof TextMessage text ? text.getText() : null;
@@ -42,6 +43,6 @@ public record DlqMessage(String messageId, Long deadLetterId, UUID runId, String
                 problem = e.getMessage();
             }
         }
-        return new DlqMessage(message.getJMSMessageID(), deadLetterId, runId, step, generation, body, problem);
+        return new DlqMessage(message.getJMSMessageID(), deadLetterId, runId, step, generation, body, problem, message);
     }
 }

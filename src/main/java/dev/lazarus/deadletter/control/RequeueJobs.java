@@ -52,13 +52,24 @@ public class RequeueJobs {
 
     @RolesAllowed({"viewer", "operator"})
     public long dryRun(DeadLetterFilter filter) {
-        return deadLetters.countRequeueable(filter);
+        if (filter.status() != null && !filter.status().isOpen()) {
+            return 0; // closed dead letters are never requeued
+        }
+        return deadLetters.countRequeueable(filter, Long.MAX_VALUE);
     }
 
-    /** Starts a job for what the filter matches now; its work goes on after this call returns. */
+    /**
+     * Starts a job for what the filter matches now, and only that: dead letters recorded after it was counted
+     * are left alone. Its work goes on after this call returns.
+     */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public RequeueJob start(DeadLetterFilter filter, int ratePerSecond) {
-        RequeueJob job = store.create(filter, ratePerSecond, deadLetters.countRequeueable(filter),
+        if (filter.status() != null && !filter.status().isOpen()) {
+            throw Problem.unprocessable("only open dead letters can be requeued; status " + filter.status()
+                    + " is closed (use PENDING or INVESTIGATING, or leave it out)");
+        }
+        long newest = deadLetters.newestId();
+        RequeueJob job = store.create(filter, ratePerSecond, deadLetters.countRequeueable(filter, newest), newest,
                 session.getCallerPrincipal().getName(), NODE);
         runner.run(job.id());
         return job;

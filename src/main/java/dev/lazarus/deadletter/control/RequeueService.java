@@ -1,7 +1,6 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
-import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
@@ -9,7 +8,10 @@ import dev.lazarus.pipeline.control.StepDispatcher;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Text;
+import jakarta.jms.Message;
 import jakarta.annotation.Resource;
+import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
@@ -21,6 +23,7 @@ import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,8 +34,8 @@ import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
- * Brings dead-lettered runs back to life: the one requeue, used by the admin pages, the REST API and the
- * bulk requeue jobs.
+ * Brings dead-lettered runs back to life: the one requeue, used by the admin pages, the REST API, the
+ * bulk requeue jobs and the Artemis console's Retry.
  *
  * <p>In one XA transaction it takes the run's message out of {@code DLQ.<queue>}, gives the run a new
  * generation (so the old message, wherever a copy of it may be, can never execute), sends a fresh message
@@ -68,7 +71,7 @@ public class RequeueService {
     StepDispatcher dispatcher;
 
     @Inject
-    RequeuePolicy requeuePolicy;
+    DeadLetterService deadLetterService;
 
     @Inject
     Clock clock;
@@ -83,23 +86,26 @@ public class RequeueService {
             throw Problem.notFound("no dead letter " + deadLetterId);
         }
         Target target = target(deadLetter).orElseThrow(() -> Problem.conflict(whyNot(deadLetter)));
-        Set<UUID> taken = deadLetterQueues.take(target.step().deadLetterQueue(), List.of(target.run().id()));
-        requeue(target, session.getCallerPrincipal().getName(), taken.contains(target.run().id()), clock.instant());
+        Set<UUID> taken = deadLetterQueues.take(target.step().deadLetterQueue(), List.of(deadLetter));
+        String operator = session.getCallerPrincipal().getName();
+        requeue(target, operator, taken.contains(target.run().id()) ? MOVED : REDISPATCHED, clock.instant());
         LOG.log(Level.INFO, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {target.run().id(), target.step().name(),
-                session.getCallerPrincipal().getName(), deadLetter.requeueMethod()});
+                operator, deadLetter.requeueMethod()});
         return deadLetter;
     }
 
     /**
      * One batch of a bulk requeue, in a transaction of its own: the next dead letters of the job's filter,
-     * their DLQ messages taken with one selector per queue, and the job's progress, all committed together.
+     * their DLQ messages taken with one selector per queue, and the job's progress, all committed together. A
+     * dead letter that cannot be requeued after all (its run disagrees, the loop guard) is skipped and the job
+     * says which and why; it never fails the job.
      *
      * @return how many dead letters the batch looked at (0: the job is done)
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int requeueBatch(long jobId, int max) {
         RequeueJob job = em.find(RequeueJob.class, jobId, LockModeType.PESSIMISTIC_WRITE);
-        List<DeadLetter> batch = deadLetters.lockNextRequeueable(job.filter(), job.cursorId(), max);
+        List<DeadLetter> batch = deadLetters.lockNextRequeueable(job, max);
         if (batch.isEmpty()) {
             return 0;
         }
@@ -109,31 +115,65 @@ public class RequeueService {
                 .setParameter("ids", batch.stream().map(DeadLetter::runId).toList())
                 .setLockMode(LockModeType.PESSIMISTIC_WRITE)
                 .getResultList();
-        List<Target> targets = batch.stream().map(this::target).flatMap(Optional::stream).toList();
+        List<Target> targets = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        for (DeadLetter deadLetter : batch) {
+            target(deadLetter).ifPresentOrElse(targets::add, () -> skipped.add(deadLetter.id() + ": " + whyNot(deadLetter)));
+        }
         int moved = 0;
         Map<String, List<Target>> byQueue = targets.stream().collect(Collectors.groupingBy(t -> t.step().deadLetterQueue()));
         for (Map.Entry<String, List<Target>> queue : byQueue.entrySet()) {
-            Set<UUID> taken = deadLetterQueues.take(queue.getKey(), queue.getValue().stream().map(t -> t.run().id()).toList());
+            Set<UUID> taken = deadLetterQueues.take(queue.getKey(), queue.getValue().stream().map(Target::deadLetter).toList());
             for (Target target : queue.getValue()) {
                 boolean wasInQueue = taken.contains(target.run().id());
-                requeue(target, job.requestedBy(), wasInQueue, now);
+                requeue(target, job.requestedBy(), wasInQueue ? MOVED : REDISPATCHED, now);
                 moved += wasInQueue ? 1 : 0;
             }
         }
-        job.progressed(batch.get(batch.size() - 1).id(), moved, targets.size() - moved, batch.size() - targets.size(), now);
-        LOG.log(Level.INFO, "Requeue job {0}: {1} run(s) requeued by {2} ({3} moved back from their DLQ), {4} skipped",
-                new Object[] {jobId, targets.size(), job.requestedBy(), moved, batch.size() - targets.size()});
+        job.progressed(batch.get(batch.size() - 1).id(), moved, targets.size() - moved, skipped, now);
+        LOG.log(Level.INFO, "Requeue job {0}: {1} run(s) requeued by {2} ({3} moved back from their DLQ), {4} skipped{5}",
+                new Object[] {jobId, targets.size(), job.requestedBy(), moved, skipped.size(), skipped.isEmpty() ? "" : ": " + skipped});
         return batch.size();
     }
 
-    private void requeue(Target target, String operator, boolean takenFromQueue, Instant now) {
+    /**
+     * An operator pressed Retry on a parked message in the Artemis console and it arrived on its step queue
+     * carrying the token of the dead letter that holds its run (checked by the ledger, and again here under
+     * lock). A requeue like any other, in the consumer's transaction: the run resumes under a new generation
+     * with a fresh message, the retried copy is consumed. Refused like any other (the loop guard, a closed or
+     * disagreeing dead letter): then the copy is parked again, and the dead letter says why.
+     *
+     * <p>No role: the operator was authenticated by the broker's console, and only a message taken out of the
+     * DLQ can carry the token.
+     */
+    @PermitAll
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public void requeueFromConsole(long deadLetterId, UUID runId, Message retried, StepDefinition step) {
+        DeadLetter deadLetter = em.find(DeadLetter.class, deadLetterId, LockModeType.PESSIMISTIC_WRITE);
+        if (deadLetter == null) {
+            throw new IllegalStateException("dead letter " + deadLetterId + " disappeared; the retried message is redelivered");
+        }
+        Instant now = clock.instant();
+        Optional<Target> target = target(deadLetter);
+        if (target.isEmpty() || !runId.equals(deadLetter.runId()) || !target.get().step().equals(step)) {
+            String why = whyNot(deadLetter);
+            deadLetter.addNote(DeadLetterService.CONSOLE, Text.truncate("Retry from the Artemis console refused, the message was"
+                    + " parked again: " + why, 4000), now);
+            deadLetterQueues.park(retried, step.queue(), deadLetter);
+            LOG.log(Level.WARNING, "Retry of run {0} from the Artemis console refused: {1}", new Object[] {runId, why});
+            return;
+        }
+        requeue(target.get(), DeadLetterService.CONSOLE, REPLAYED_FROM_CONSOLE, now);
+        LOG.log(Level.INFO, "Run {0} resumes at step {1}: its message was retried from {2} in the Artemis console",
+                new Object[] {runId, step.name(), step.deadLetterQueue()});
+    }
+
+    private void requeue(Target target, String operator, String method, Instant now) {
         Run run = target.run();
-        long generation = run.requeue(now);
-        target.deadLetter().requeued(operator, takenFromQueue ? MOVED : REDISPATCHED, now);
+        long generation = deadLetterService.resume(target.deadLetter(), run, operator, method, now);
         dispatcher.redispatch(target.step(), new StepMessage(run.id(), target.step().name(), generation),
                 new StepDispatcher.Requeue(run.requeueCount(), operator, now));
-        LOG.log(Level.FINE, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {run.id(), target.step().name(), operator,
-                takenFromQueue ? "its message was moved back from " + target.step().deadLetterQueue() : "dispatched from the database"});
+        LOG.log(Level.FINE, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {run.id(), target.step().name(), operator, method});
     }
 
     /** The run and step a dead letter brings back, if it can be requeued now. */
@@ -142,35 +182,16 @@ public class RequeueService {
             return Optional.empty();
         }
         Run run = em.find(Run.class, deadLetter.runId(), LockModeType.PESSIMISTIC_WRITE);
-        if (run == null || requeuePolicy.exhausted(run.requeueCount())) {
+        if (deadLetterService.whyNotResumable(deadLetter, run).isPresent()) {
             return Optional.empty();
         }
         return pipelines.step(run.pipeline(), run.currentStep()).map(step -> new Target(deadLetter, run, step));
     }
 
     private String whyNot(DeadLetter deadLetter) {
-        long id = deadLetter.id();
-        if (!deadLetter.isOpen()) {
-            return "dead letter " + id + " is already " + deadLetter.status()
-                    + (deadLetter.closedBy() != null ? " (by " + deadLetter.closedBy() + " at " + deadLetter.closedAt() + ")" : "");
-        }
-        if (deadLetter.reason() == DeadLetterReason.REQUEUE_LIMIT) {
-            return "dead letter " + id + ": run " + deadLetter.runId() + " was parked by the loop guard"
-                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead";
-        }
-        if (deadLetter.runId() == null || deadLetter.stepName() == null) {
-            return "dead letter " + id + " (" + deadLetter.reason() + ") has no run to resume: the message was never a valid step;"
-                    + " discard it instead";
-        }
-        Run run = em.find(Run.class, deadLetter.runId());
-        if (run == null) {
-            return "run " + deadLetter.runId() + " no longer exists; the dead letter keeps its snapshot";
-        }
-        if (requeuePolicy.exhausted(run.requeueCount())) {
-            return "run " + run.id() + " has been requeued " + run.requeueCount() + " times, the limit"
-                    + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead";
-        }
-        return "pipeline " + run.pipeline() + " has no step " + run.currentStep() + " any more; it cannot be requeued";
+        Run run = deadLetter.runId() == null ? null : em.find(Run.class, deadLetter.runId());
+        return deadLetterService.whyNotResumable(deadLetter, run)
+                .orElseGet(() -> "pipeline " + run.pipeline() + " has no step " + run.currentStep() + " any more; it cannot be requeued");
     }
 
     private record Target(DeadLetter deadLetter, Run run, StepDefinition step) {

@@ -1,32 +1,52 @@
 package dev.lazarus.deadletter.control;
 
+import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import jakarta.annotation.Resource;
+import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Purges dead letters that were closed (requeued, resolved or discarded) longer ago than
- * {@code lazarus.retention.resolved-after} (default 30 days), with their audit trail. An open dead letter
- * is never purged, however old: nothing unresolved disappears silently.
+ * {@code lazarus.retention.resolved-after} (default 30 days), with their audit trail and with the message
+ * Lazarus parked for them, if it is still in its DLQ: row and message go together, in one transaction, so a
+ * purged dead letter's message can never come back as a new one. An open dead letter is never purged, however
+ * old: nothing unresolved disappears silently.
  */
 @Stateless
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class Retention {
 
     static final List<DeadLetterStatus> CLOSED = List.of(DeadLetterStatus.REQUEUED, DeadLetterStatus.RESOLVED_MANUALLY,
             DeadLetterStatus.DISCARDED);
 
+    /** Dead letters purged per transaction. */
+    static final int BATCH = 500;
+
     @PersistenceContext
     EntityManager em;
 
     @Inject
+    DeadLetterQueues deadLetterQueues;
+
+    @Inject
     Clock clock;
+
+    @Resource
+    SessionContext session;
 
     @Inject
     @ConfigProperty(name = "lazarus.retention.resolved-after", defaultValue = "P30D")
@@ -35,11 +55,36 @@ public class Retention {
     /** @return how many dead letters were purged */
     public int purge() {
         Instant cutoff = clock.instant().minus(resolvedAfter);
-        // the audit trail goes with them: dead_letter_event has ON DELETE CASCADE
-        return em.createQuery("delete from DeadLetter d where d.status in :closed and d.closedAt < :cutoff")
+        Retention self = session.getBusinessObject(Retention.class);
+        int total = 0;
+        int purged;
+        do {
+            purged = self.purgeBatch(cutoff);
+            total += purged;
+        } while (purged == BATCH);
+        return total;
+    }
+
+    /** One batch: the rows, their audit trail (ON DELETE CASCADE) and their parked messages. */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public int purgeBatch(Instant cutoff) {
+        List<DeadLetter> batch = em.createQuery("select d from DeadLetter d where d.status in :closed and d.closedAt < :cutoff"
+                        + " order by d.id", DeadLetter.class)
                 .setParameter("closed", CLOSED)
                 .setParameter("cutoff", cutoff)
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .setMaxResults(BATCH)
+                .getResultList();
+        if (batch.isEmpty()) {
+            return 0;
+        }
+        Map<String, List<DeadLetter>> parkedByQueue = batch.stream().filter(DeadLetter::isParked)
+                .collect(Collectors.groupingBy(DeadLetter::deadLetterQueue));
+        parkedByQueue.forEach(deadLetterQueues::remove);
+        em.createQuery("delete from DeadLetter d where d.id in :ids")
+                .setParameter("ids", batch.stream().map(DeadLetter::id).toList())
                 .executeUpdate();
+        return batch.size();
     }
 
     public Duration resolvedAfter() {

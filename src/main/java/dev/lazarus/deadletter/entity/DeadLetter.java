@@ -26,9 +26,14 @@ import java.util.UUID;
  * Why a run (or a message that never became one) stopped: the diagnostics the broker cannot keep, next to
  * the message it parked in the step's dead-letter queue.
  *
- * <p>{@code openRunId} equals {@code runId} while the dead letter is open and is cleared when it is closed;
- * a unique constraint on it lets the database, not just the code, guarantee one open dead letter per run.
- * There is deliberately no foreign key to the run: the evidence must survive the run row.
+ * <p>{@code openRunId} equals {@code runId} while the dead letter is open and <em>holds</em> its run: the run
+ * is {@code DEAD_LETTERED} because of it, and only requeueing or closing this dead letter changes that. A
+ * unique constraint on it lets the database, not just the code, guarantee one such dead letter per run. A
+ * dead letter about a message on its own (a reason with {@code aboutMessage}) may name a run but never holds
+ * it. There is deliberately no foreign key to the run: the evidence must survive the run row.
+ *
+ * <p>{@code parkedToken} is set when Lazarus puts the dead letter's message into the step's DLQ: a random
+ * value stamped on the message. A message retried from the Artemis console brings it back; nothing else can.
  *
  * <p>The investigation workflow is a small state machine: {@code PENDING} → {@code INVESTIGATING} →
  * {@code REQUEUED} | {@code RESOLVED_MANUALLY} | {@code DISCARDED} (the last three also straight from
@@ -37,6 +42,9 @@ import java.util.UUID;
 @Entity
 @Table(name = "dead_letter")
 public class DeadLetter {
+
+    /** The size of the run snapshot column. */
+    public static final int MAX_SNAPSHOT = 200_000;
 
     @Id
     @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "dead_letter_ids")
@@ -86,7 +94,7 @@ public class DeadLetter {
     @Column(name = "stack_trace", length = 16000)
     private String stackTrace;
 
-    @Column(name = "run_snapshot", length = 200_000)
+    @Column(name = "run_snapshot", length = MAX_SNAPSHOT)
     private String runSnapshot;
 
     /** The message body as received, kept when it is not a step message (the run cannot explain it). */
@@ -124,6 +132,9 @@ public class DeadLetter {
     @Column(name = "dlq_checked_at")
     private Instant dlqCheckedAt;
 
+    @Column(name = "parked_token", length = 36)
+    private String parkedToken;
+
     @OneToMany(mappedBy = "deadLetter", cascade = CascadeType.ALL, orphanRemoval = true)
     @OrderBy("at, id")
     private List<DeadLetterEvent> events = new ArrayList<>();
@@ -146,18 +157,16 @@ public class DeadLetter {
         events.add(new DeadLetterEvent(this, now, detectedBy, DeadLetterAction.CREATED, null, DeadLetterStatus.PENDING, null));
     }
 
+    /**
+     * Says which run and dispatch this is about. A dead letter of a run-stopping reason then holds the run;
+     * one about a message on its own only names it.
+     */
     public DeadLetter forRun(UUID run, String pipelineName, String step, Long runGeneration) {
         this.runId = run;
-        this.openRunId = run;
+        this.openRunId = reason.aboutMessage() ? null : run;
         this.pipeline = pipelineName;
         this.stepName = step;
         this.generation = runGeneration;
-        return this;
-    }
-
-    /** Evidence about an earlier dispatch of a run that has moved on: it does not hold the run's open slot. */
-    public DeadLetter detachedFromRun() {
-        this.openRunId = null;
         return this;
     }
 
@@ -175,7 +184,11 @@ public class DeadLetter {
         return this;
     }
 
+    /** The run as it stopped; {@code snapshot} must fit its column ({@link #MAX_SNAPSHOT} characters). */
     public DeadLetter withRunSnapshot(String snapshot) {
+        if (snapshot != null && snapshot.length() > MAX_SNAPSHOT) {
+            throw new IllegalArgumentException("a run snapshot has at most " + MAX_SNAPSHOT + " characters, this one " + snapshot.length());
+        }
         this.runSnapshot = snapshot;
         return this;
     }
@@ -184,9 +197,40 @@ public class DeadLetter {
         return status.isOpen();
     }
 
-    /** Open, about a run, and not parked by the loop guard. */
+    /** Whether this is the open dead letter its run is stopped by (see the class comment). */
+    public boolean holdsRun() {
+        return openRunId != null;
+    }
+
+    /** Open, holding its run, and not parked by the loop guard. */
     public boolean canBeRequeued() {
-        return isOpen() && runId != null && stepName != null && reason != DeadLetterReason.REQUEUE_LIMIT;
+        return holdsRun() && stepName != null && reason != DeadLetterReason.REQUEUE_LIMIT;
+    }
+
+    /**
+     * Its message is being put into the DLQ by Lazarus: the token to stamp on it (the same every time, so a
+     * message parked again after a refused retry still carries it).
+     */
+    public String markParked() {
+        if (parkedToken == null) {
+            parkedToken = UUID.randomUUID().toString();
+        }
+        return parkedToken;
+    }
+
+    /** The token on its parked message, or null if Lazarus has not parked one. */
+    public String parkedToken() {
+        return parkedToken;
+    }
+
+    /** Whether Lazarus has parked this dead letter's message in the DLQ. */
+    public boolean isParked() {
+        return parkedToken != null;
+    }
+
+    /** Whether a message carrying {@code token} is the one Lazarus parked for this dead letter. */
+    public boolean parkedWith(String token) {
+        return parkedToken != null && parkedToken.equals(token);
     }
 
     /** An operator starts looking into it; others can see it is taken. */

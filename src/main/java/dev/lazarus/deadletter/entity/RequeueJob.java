@@ -11,7 +11,9 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 
 /**
  * A bulk requeue: the filter it works through, at what rate, on whose behalf, and how far it got. Its
@@ -68,6 +70,21 @@ public class RequeueJob {
     @Column(name = "filter_error", length = 200)
     private String filterError;
 
+    @Enumerated(EnumType.STRING)
+    @Column(name = "filter_status", length = 30)
+    private DeadLetterStatus filterStatus;
+
+    @Column(name = "filter_run_id")
+    private UUID filterRunId;
+
+    /** The newest dead letter that existed when the job was counted: it never acts on one created later. */
+    @Column(name = "max_dead_letter_id", nullable = false)
+    private long maxDeadLetterId;
+
+    /** The first dead letters the job passed over, and why. */
+    @Column(name = "skipped_detail", length = 2000)
+    private String skippedDetail;
+
     /** 0 for as fast as it goes. */
     @Column(name = "rate_per_second", nullable = false)
     private int ratePerSecond;
@@ -106,10 +123,22 @@ public class RequeueJob {
         // for JPA
     }
 
-    public RequeueJob(DeadLetterFilter filter, int ratePerSecond, long total, String requestedBy, String node, Instant now) {
+    /**
+     * @param filter          what to requeue: every part of it is kept, and the job acts on open dead letters only
+     * @param total           what the dry run of {@code filter} counted
+     * @param maxDeadLetterId the newest dead letter id when it was counted
+     */
+    public RequeueJob(DeadLetterFilter filter, int ratePerSecond, long total, long maxDeadLetterId, String requestedBy, String node,
+                      Instant now) {
         if (ratePerSecond < 0) {
             throw new IllegalArgumentException("the rate must be 0 (unlimited) or positive, was " + ratePerSecond);
         }
+        if (filter.status() != null && !filter.status().isOpen()) {
+            throw new IllegalArgumentException("only open dead letters can be requeued; status " + filter.status() + " is closed");
+        }
+        this.filterStatus = filter.status();
+        this.filterRunId = filter.runId();
+        this.maxDeadLetterId = maxDeadLetterId;
         this.filterReason = filter.reason();
         this.filterPipeline = filter.pipeline();
         this.filterStep = filter.step();
@@ -125,20 +154,24 @@ public class RequeueJob {
         this.updatedAt = now;
     }
 
-    /** The dead letters this job requeues: open ones matching its filter. */
+    /** The dead letters this job requeues: open ones matching its filter (and no newer than {@link #maxDeadLetterId}). */
     public DeadLetterFilter filter() {
-        return new DeadLetterFilter(filterReason, null, null, true, filterPipeline, filterStep, filterFrom, filterTo, filterError);
+        return new DeadLetterFilter(filterReason, filterStatus, filterRunId, true, filterPipeline, filterStep, filterFrom, filterTo,
+                filterError);
     }
 
     /**
      * One batch was done, up to dead letter {@code lastId}: {@code moved} taken from their DLQ,
-     * {@code dispatched} sent from the database, {@code skippedNow} no longer requeueable.
+     * {@code dispatched} sent from the database, {@code skippedNow} passed over ("id: why").
      */
-    public void progressed(long lastId, int moved, int dispatched, int skippedNow, Instant now) {
+    public void progressed(long lastId, int moved, int dispatched, List<String> skippedNow, Instant now) {
         cursorId = Math.max(cursorId, lastId);
         requeued += moved + dispatched;
         redispatched += dispatched;
-        skipped += skippedNow;
+        skipped += skippedNow.size();
+        if (!skippedNow.isEmpty() && (skippedDetail == null || skippedDetail.length() < 1900)) {
+            skippedDetail = Text.truncate((skippedDetail == null ? "" : skippedDetail + "\n") + String.join("\n", skippedNow), 2000);
+        }
         updatedAt = now;
     }
 
@@ -164,6 +197,8 @@ public class RequeueJob {
     public String requestedBy() { return requestedBy; }
     public String node() { return node; }
     public long cursorId() { return cursorId; }
+    public long maxDeadLetterId() { return maxDeadLetterId; }
+    public String skippedDetail() { return skippedDetail; }
     public State state() { return state; }
     public int ratePerSecond() { return ratePerSecond; }
     public long total() { return total; }

@@ -2,10 +2,14 @@ package dev.lazarus.pipeline.boundary;
 
 import dev.lazarus.pipeline.control.StepProcessor;
 import jakarta.annotation.Resource;
+import jakarta.ejb.ActivationConfigProperty;
+import jakarta.ejb.MessageDriven;
 import jakarta.ejb.MessageDrivenContext;
 import jakarta.inject.Inject;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The base of every step queue's message-driven bean. A pipeline's consumer is only this class plus its
@@ -27,16 +31,49 @@ import jakarta.jms.MessageListener;
  */
 public abstract class StepConsumer implements MessageListener {
 
+    private static final Logger LOG = Logger.getLogger(StepConsumer.class.getName());
+
     @Inject
     StepProcessor processor;
 
     @Resource
     MessageDrivenContext context;
 
+    /** The queue this consumer serves, from its activation config (a message's own destination is not trusted). */
+    private String queue;
+
     @Override
     public void onMessage(Message message) {
-        if (processor.process(message) == StepProcessor.Outcome.ROLL_BACK) {
+        StepProcessor.Outcome outcome;
+        try {
+            outcome = processor.process(message, queue());
+        } catch (RuntimeException e) {
+            // the broker or the database failed under the consumer (parking, a requeue): nothing is lost, the
+            // broker redelivers and it is decided again
+            LOG.log(Level.WARNING, "Could not settle a delivery; the broker redelivers it", e);
+            outcome = StepProcessor.Outcome.ROLL_BACK;
+        }
+        if (outcome == StepProcessor.Outcome.ROLL_BACK) {
             context.setRollbackOnly();
         }
+    }
+
+    private String queue() {
+        if (queue == null) {
+            for (Class<?> type = getClass(); type != null && queue == null; type = type.getSuperclass()) {
+                MessageDriven bean = type.getAnnotation(MessageDriven.class);
+                if (bean != null) {
+                    for (ActivationConfigProperty property : bean.activationConfig()) {
+                        if ("destination".equals(property.propertyName())) {
+                            queue = property.propertyValue();
+                        }
+                    }
+                }
+            }
+            if (queue == null) {
+                throw new IllegalStateException(getClass().getName() + " names no destination in its activation config");
+            }
+        }
+        return queue;
     }
 }

@@ -16,12 +16,13 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Makes the broker match the pipelines at start-up: for every step its queue, its own dead-letter queue
  * {@code DLQ.<queue>}, and address settings taken from the step's {@link RetryPolicy}, so the policy is
- * declared once, in code, and the broker enforces it (redelivery backoff, max delivery attempts, the move
- * to the DLQ). Idempotent; re-applied at every deployment. If the broker is unreachable it tries again
+ * declared once, in code: the broker does the redelivery backoff, Lazarus counts the attempts, and the
+ * broker's max delivery attempts is a backstop for a consumer that cannot take the message at all. Idempotent; re-applied at every deployment. If the broker is unreachable it tries again
  * every 15 seconds and says so in the log.
  */
 @Singleton
@@ -41,6 +42,11 @@ public class BrokerTopology {
 
     @Resource
     TimerService timers;
+
+    /** Deliveries the broker may spend on a step message before its step ran (see RetryPolicy#brokerDeliveryLimit). */
+    @Inject
+    @ConfigProperty(name = "lazarus.consumer.spare-deliveries", defaultValue = "20")
+    int spareDeliveries;
 
     private volatile boolean applied;
 
@@ -77,7 +83,7 @@ public class BrokerTopology {
         createQueue(step.deadLetterQueue());
         addressSettings(step.queue(), JSON.createObjectBuilder()
                 .add("deadLetterAddress", step.deadLetterQueue())
-                .add("maxDeliveryAttempts", policy.maxDeliveryAttempts())
+                .add("maxDeliveryAttempts", policy.brokerDeliveryLimit(spareDeliveries))
                 .add("redeliveryDelay", policy.redeliveryDelay().toMillis())
                 .add("redeliveryMultiplier", policy.multiplier())
                 .add("maxRedeliveryDelay", policy.maxDelay().toMillis())
@@ -86,9 +92,11 @@ public class BrokerTopology {
         addressSettings(step.deadLetterQueue(), JSON.createObjectBuilder()
                 .add("maxDeliveryAttempts", -1)
                 .build().toString());
-        LOG.log(Level.INFO, "Queue {0} ({1}/{2}): {3} attempts, backoff {4} x{5} up to {6}, dead letters to {7}",
+        LOG.log(Level.INFO, "Queue {0} ({1}/{2}): {3} attempts, backoff {4} x{5} up to {6}, dead letters to {7}"
+                        + " (the broker itself gives up after {8} deliveries)",
                 new Object[] {step.queue(), step.pipeline(), step.name(), policy.maxDeliveryAttempts(),
-                        policy.redeliveryDelay(), policy.multiplier(), policy.maxDelay(), step.deadLetterQueue()});
+                        policy.redeliveryDelay(), policy.multiplier(), policy.maxDelay(), step.deadLetterQueue(),
+                        policy.brokerDeliveryLimit(spareDeliveries)});
     }
 
     private void createQueue(String name) {

@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How the broker retries a step: at most {@code maxDeliveryAttempts} deliveries, the first redelivery after
+ * How a step is retried: at most {@code maxDeliveryAttempts} failed attempts, the first redelivery after
  * {@code redeliveryDelay}, each later one {@code multiplier} times longer, never longer than {@code maxDelay}.
  *
  * <p>This is the one source of truth: {@link BrokerTopology} turns it into the broker's address settings for
- * the step's queue, and the consumer reads {@code maxDeliveryAttempts} to know which attempt is the last.
+ * the step's queue (the backoff), and the consumer counts attempts against it. The broker's own limit is only
+ * a backstop ({@link #brokerDeliveryLimit}): deliveries rolled back before the step ran (a server starting or
+ * stopping) must not use the step's attempts, so Lazarus decides when they are used and parks the message.
  */
 public record RetryPolicy(int maxDeliveryAttempts, Duration redeliveryDelay, double multiplier, Duration maxDelay) {
 
@@ -47,8 +49,23 @@ public record RetryPolicy(int maxDeliveryAttempts, Duration redeliveryDelay, dou
         return new RetryPolicy(maxDeliveryAttempts, redeliveryDelay, multiplier, longest);
     }
 
-    public boolean isLastAttempt(int attempt) {
-        return attempt >= maxDeliveryAttempts;
+    /** Whether a step with this many failed attempts has used them all. */
+    public boolean exhaustedBy(int failures) {
+        return failures >= maxDeliveryAttempts;
+    }
+
+    /** Whether a step with this many attempts that never finished (its server died mid-step) must be given up. */
+    public boolean interruptedTooOften(int interrupted) {
+        return interrupted >= maxDeliveryAttempts;
+    }
+
+    /**
+     * The broker's max-delivery-attempts: every attempt this policy allows (failed and interrupted), the
+     * redelivery that is parked, and {@code spare} deliveries for ones rolled back before the step ran. Reached
+     * only when Lazarus cannot take the message at all; the reconciler then says so (reason UNDELIVERABLE).
+     */
+    public int brokerDeliveryLimit(int spare) {
+        return 2 * maxDeliveryAttempts + 1 + spare;
     }
 
     /** The broker's wait before delivery number {@code attempt} (2 for the first redelivery). */

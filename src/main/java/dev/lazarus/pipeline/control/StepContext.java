@@ -6,14 +6,18 @@ import java.util.UUID;
 /**
  * What a handler knows about the attempt it is executing.
  *
- * @param attempt       this delivery's number, 1 for the first (from the broker's delivery count)
- * @param requeueCount  how often an operator has requeued the run
+ * @param attempt        this attempt's number, 1 for the first (counted by Lazarus: deliveries rolled back before
+ *                       the step ran are not attempts)
+ * @param maxAttempts    how many failed attempts the step's retry policy allows
+ * @param failedBefore   how many earlier attempts of this dispatch failed (the others, if any, were interrupted)
+ * @param requeueCount   how often an operator has requeued the run
  * @param idempotencyKey the same for every delivery of this dispatch, different after a requeue
  */
-public record StepContext(UUID runId, String pipeline, String step, int attempt, int maxAttempts, int requeueCount,
-                          String idempotencyKey, JsonObject payload) {
+public record StepContext(UUID runId, String pipeline, String step, int attempt, int maxAttempts, int failedBefore,
+                          int requeueCount, String idempotencyKey, JsonObject payload) {
 
+    /** Whether failing now uses the step's last attempt (the run is then dead-lettered). */
     public boolean isLastAttempt() {
-        return attempt >= maxAttempts;
+        return failedBefore + 1 >= maxAttempts;
     }
 }

@@ -5,6 +5,9 @@ import static dev.lazarus.platform.control.Jsonp.JSON;
 import dev.lazarus.deadletter.control.DeadLetterQueues;
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
+import dev.lazarus.deadletter.control.RequeueService;
+import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import jakarta.ejb.EJBException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,7 +15,6 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
-import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
 import jakarta.json.JsonObject;
 import jakarta.persistence.PersistenceException;
@@ -25,12 +27,15 @@ import java.util.logging.Logger;
  * What a consumer does with one delivered message, in the consumer's JTA transaction:
  * <ol>
  * <li>messages that can never execute (not a step message, a step this queue does not serve, a run that does
- * not exist) are dead-lettered at once and parked in the queue's DLQ, without burning retries;</li>
- * <li>the ledger admits the delivery (or fences it as stale) and records the attempt;</li>
+ * not exist, a dispatch the run is not waiting for) are dead-lettered on their own and parked in the queue's
+ * DLQ, without burning retries and without touching any run;</li>
+ * <li>the ledger admits the delivery (counting the attempt) or says what else it is: the redelivery of a
+ * dispatch that was just dead-lettered (parked now), a console Retry (a requeue), a step whose attempts are
+ * used up (dead-lettered and parked);</li>
  * <li>the handler runs; on success the run moves on and the next message is sent in the same transaction;</li>
- * <li>on failure the transaction rolls back so the broker redelivers with the step's backoff, and on the last
- * attempt the diagnostics are recorded first, in their own transaction, before the broker moves the message
- * to the DLQ.</li>
+ * <li>on failure the transaction rolls back so the broker redelivers with the step's backoff; when the
+ * failure uses the step's last attempt the diagnostics are recorded first, in their own transaction, and the
+ * redelivery is parked.</li>
  * </ol>
  */
 @ApplicationScoped
@@ -38,9 +43,7 @@ public class StepProcessor {
 
     private static final Logger LOG = Logger.getLogger(StepProcessor.class.getName());
 
-    private static final String ORIGINAL_QUEUE = "_AMQ_ORIG_QUEUE";
-
-    /** About a second in all before a message's run is declared not found. */
+    /** About a second in all before a message's run (or its newest dispatch) is declared not there. */
     private static final long[] RUN_VISIBILITY_WAITS_MILLIS = {20, 80, 200, 700};
 
     /** What the consumer must do with its transaction. */
@@ -58,8 +61,11 @@ public class StepProcessor {
     @Inject
     DeadLetterQueues deadLetterQueues;
 
-    public Outcome process(Message message) {
-        String queue = queueOf(message);
+    @Inject
+    RequeueService requeues;
+
+    /** @param queue the queue the consumer serves (from its activation config) */
+    public Outcome process(Message message, String queue) {
         int delivery = deliveryCount(message);
         StepMessage stepMessage;
         try {
@@ -77,41 +83,41 @@ public class StepProcessor {
 
         Admission admission;
         try {
-            admission = admit(stepMessage, step, delivery, cameFromDeadLetterQueue(message, delivery));
+            admission = admit(stepMessage, step, delivery, DeadLetterQueues.ParkedMark.of(message));
         } catch (EJBException e) {
-            // typically a concurrent change to the run (a sweep, a requeue): let the broker redeliver and decide again
+            // typically a concurrent change to the run (a sweep, a requeue), or the database away: no attempt was
+            // counted; let the broker redeliver and decide again
             LOG.log(Level.WARNING, "Could not admit {0} (delivery {1}), the broker will redeliver: {2}",
                     new Object[] {stepMessage.idempotencyKey(), delivery, rootMessage(e)});
             return Outcome.ROLL_BACK;
         }
         return switch (admission.verdict()) {
             case ADMITTED -> execute(new StepMessage(stepMessage.runId(), stepMessage.step(), admission.generation()),
-                    step, admission, messageId(message));
-            case STALE -> {
-                LOG.log(Level.INFO, "Acknowledged stale message {0} without executing it: {1}",
-                        new Object[] {stepMessage.idempotencyKey(), admission.detail()});
+                    step, admission, message);
+            case GIVE_UP -> giveUp(stepMessage, step, admission, message);
+            case TO_DEAD_LETTER -> {
+                deadLetters.takeCopyOfDispatch(admission.deadLetterId(), message, queue, admission.detail());
                 yield Outcome.COMMIT;
             }
-            case PARK -> {
-                deadLetterQueues.park(message, queue, DeadLetterReason.NON_RETRYABLE,
-                        deadLetters.findForDispatch(stepMessage.runId(), stepMessage.generation()).map(d -> d.id()).orElse(null));
-                LOG.log(Level.INFO, "Parked {0} in {1}: {2}", new Object[] {stepMessage.idempotencyKey(), step.deadLetterQueue(), admission.detail()});
+            case CONSOLE_RETRY -> {
+                requeues.requeueFromConsole(admission.deadLetterId(), stepMessage.runId(), message, step);
                 yield Outcome.COMMIT;
             }
+            case STALE, AHEAD -> reject(DeadLetterReason.STALE_MESSAGE, queue, stepMessage, message, delivery, admission.detail());
             case RUN_NOT_FOUND -> reject(DeadLetterReason.RUN_NOT_FOUND, queue, stepMessage, message, delivery, admission.detail());
             case WRONG_PIPELINE -> reject(DeadLetterReason.UNKNOWN_STEP, queue, stepMessage, message, delivery, admission.detail());
         };
     }
 
     /**
-     * Admits the delivery. A run that is not there yet is looked for again for a moment before the message is
-     * called an orphan: in a two-phase commit the broker's part may become visible a few milliseconds before
-     * the database's, so a message can briefly arrive ahead of its run.
+     * Admits the delivery. A run (or a dispatch of it) that is not there yet is looked for again for a moment
+     * before the message is called an orphan: in a two-phase commit the broker's part may become visible a few
+     * milliseconds before the database's, so a message can briefly arrive ahead of what it names.
      */
-    private Admission admit(StepMessage message, StepDefinition step, int delivery, boolean fromDeadLetterQueue) {
-        Admission admission = ledger.admit(message, step, delivery, fromDeadLetterQueue);
+    private Admission admit(StepMessage message, StepDefinition step, int delivery, DeadLetterQueues.ParkedMark parked) {
+        Admission admission = ledger.admit(message, step, delivery, parked);
         for (long wait : RUN_VISIBILITY_WAITS_MILLIS) {
-            if (admission.verdict() != Admission.Verdict.RUN_NOT_FOUND) {
+            if (admission.verdict() != Admission.Verdict.RUN_NOT_FOUND && admission.verdict() != Admission.Verdict.AHEAD) {
                 break;
             }
             try {
@@ -120,31 +126,35 @@ public class StepProcessor {
                 Thread.currentThread().interrupt();
                 break;
             }
-            admission = ledger.admit(message, step, delivery, fromDeadLetterQueue);
+            admission = ledger.admit(message, step, delivery, parked);
         }
         return admission;
     }
 
-    private Outcome execute(StepMessage message, StepDefinition step, Admission admission, String messageId) {
+    private Outcome execute(StepMessage message, StepDefinition step, Admission admission, Message delivered) {
         int attempt = admission.attempt();
         StepContext context = new StepContext(message.runId(), step.pipeline(), step.name(), attempt,
-                step.retryPolicy().maxDeliveryAttempts(), admission.requeueCount(), message.idempotencyKey(),
-                parse(ledger.payload(message)));
-        JsonObject output;
+                step.retryPolicy().maxDeliveryAttempts(), admission.failuresBefore(), admission.requeueCount(),
+                message.idempotencyKey(), parse(ledger.payload(message)));
+        String output;
         try (Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
-            output = handler.get().handle(context);
-            if (output == null) {
+            JsonObject result = handler.get().handle(context);
+            if (result == null) {
                 throw new IllegalStateException(step.handler().getSimpleName() + " returned no payload");
+            }
+            output = result.toString();
+            if (output.length() > Run.MAX_PAYLOAD) {
+                throw new StepOutputTooLarge(step.name(), output.length(), Run.MAX_PAYLOAD);
             }
         } catch (Exception e) {
             if (isNonRetryable(e)) {
-                recordFinalFailure(DeadLetterReason.NON_RETRYABLE, message, step, attempt, messageId, e);
+                recordFinalFailure(DeadLetterReason.NON_RETRYABLE, message, step, attempt, messageId(delivered), e);
                 return Outcome.ROLL_BACK; // undo the handler's work; the redelivery is parked in the DLQ
             }
-            return failed(message, step, attempt, messageId, e);
+            return failed(message, step, admission, messageId(delivered), e);
         }
         try {
-            ledger.succeeded(message, step, output.toString());
+            ledger.succeeded(message, step, output);
             return Outcome.COMMIT;
         } catch (EJBException | PersistenceException e) {
             LOG.log(Level.WARNING, "Could not record the success of {0}, the broker will redeliver: {1}",
@@ -153,23 +163,30 @@ public class StepProcessor {
         }
     }
 
-    private Outcome failed(StepMessage message, StepDefinition step, int attempt, String messageId, Exception failure) {
-        if (step.retryPolicy().isLastAttempt(attempt)) {
-            // Recorded before the broker moves the message: the broker never sees the exception.
+    private Outcome failed(StepMessage message, StepDefinition step, Admission admission, String messageId, Exception failure) {
+        int attempt = admission.attempt();
+        if (step.retryPolicy().exhaustedBy(admission.failuresBefore() + 1)) {
+            // Recorded before the message is parked: the broker never sees the exception.
             recordFinalFailure(DeadLetterReason.RETRIES_EXHAUSTED, message, step, attempt, messageId, failure);
         } else {
-            LOG.log(Level.WARNING, "Run {0} step {1} attempt {2} of {3} failed, the broker redelivers after {4}: {5}",
-                    new Object[] {message.runId(), step.name(), attempt, step.retryPolicy().maxDeliveryAttempts(),
-                            step.retryPolicy().delayBefore(attempt + 1), String.valueOf(failure)});
-            ledger.attemptFailed(message, step, failure);
+            LOG.log(Level.WARNING, "Run {0} step {1} attempt {2} failed ({3} of {4} failures allowed), the broker redelivers"
+                            + " after {5}: {6}", new Object[] {message.runId(), step.name(), attempt, admission.failuresBefore() + 1,
+                            step.retryPolicy().maxDeliveryAttempts(), step.retryPolicy().delayBefore(admission.failuresBefore() + 2),
+                            String.valueOf(failure)});
+            try {
+                ledger.attemptFailed(message, step, failure);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Could not record the failed attempt of {0}; it counts as interrupted: {1}",
+                        new Object[] {message.idempotencyKey(), rootMessage(e)});
+            }
         }
         return Outcome.ROLL_BACK;
     }
 
     /**
-     * Records why the step gave up, in a transaction of its own. If even that fails (the database is away),
-     * the consumer still rolls back: the broker moves the message to the DLQ regardless, and the reconciler
-     * records the dead letter from there once the database is back. Nothing is lost, only delayed.
+     * Records why the step gave up, in a transaction of its own; the redelivery is then parked. If even that
+     * fails (the database is away), the failure is still counted if it can be, and the next delivery that finds
+     * the attempts used up tries again, or parks the message unexplained for the reconciler.
      */
     private void recordFinalFailure(DeadLetterReason reason, StepMessage message, StepDefinition step, int attempt,
                                     String messageId, Exception failure) {
@@ -177,34 +194,42 @@ public class StepProcessor {
             deadLetters.recordAlone(DeadLetterReport.stepFailed(reason, step, message.runId(), message.generation(),
                     messageId, attempt, failure));
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}: {2}); the broker keeps the message in {3}"
-                    + " and the reconciler will record it: {4}", new Object[] {message.idempotencyKey(), reason,
-                    String.valueOf(failure), step.deadLetterQueue(), rootMessage(e)});
+            LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}: {2}); its next delivery tries again: {3}",
+                    new Object[] {message.idempotencyKey(), reason, String.valueOf(failure), rootMessage(e)});
             try {
-                ledger.attemptFailed(message, step, failure); // at least do not look in progress
+                ledger.attemptFailed(message, step, failure); // counted, so the next delivery gives up instead of retrying
             } catch (RuntimeException alsoFailed) {
-                LOG.log(Level.FINE, "Could not record the failed attempt either", alsoFailed);
+                LOG.log(Level.SEVERE, "Could not record the failed attempt of {0} either: {1}",
+                        new Object[] {message.idempotencyKey(), rootMessage(alsoFailed)});
             }
         }
     }
 
-    private Outcome reject(DeadLetterReason reason, String queue, StepMessage parsed, Message message, int delivery, String problem) {
-        deadLetters.reject(DeadLetterReport.messageRejected(reason, queue, parsed == null ? null : parsed.runId(),
-                parsed == null ? null : parsed.step(), messageId(message), bodyOf(message), delivery, problem), message);
-        return Outcome.COMMIT; // acknowledges the original: its copy is in the DLQ
+    /**
+     * The step's attempts were used up before this delivery: dead-letter the run and park the message, both now.
+     * If the dead letter cannot be written, the message is parked unexplained and the reconciler records it.
+     */
+    private Outcome giveUp(StepMessage message, StepDefinition step, Admission admission, Message delivered) {
+        DeadLetter deadLetter;
+        try {
+            deadLetter = deadLetters.recordAlone(DeadLetterReport.stepGivenUp(step, message.runId(), message.generation(),
+                    messageId(delivered), admission.attempt(), admission.detail()));
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}); its message is parked in {2} without one,"
+                    + " and the reconciler records it: {3}", new Object[] {message.idempotencyKey(), admission.detail(),
+                    step.deadLetterQueue(), rootMessage(e)});
+            deadLetterQueues.parkUnexplained(delivered, step.queue());
+            return Outcome.COMMIT;
+        }
+        deadLetters.takeCopyOfDispatch(deadLetter.id(), delivered, step.queue(), "the step had used its attempts");
+        return Outcome.COMMIT;
     }
 
-    /**
-     * Whether the message came back out of a dead-letter queue rather than being redelivered: the broker
-     * marks what it moved to a DLQ with {@code _AMQ_ORIG_QUEUE} (and so does Lazarus when it parks one), and
-     * a message retried from the console is a new copy, delivered for the first time.
-     */
-    static boolean cameFromDeadLetterQueue(Message message, int delivery) {
-        try {
-            return message.propertyExists(ORIGINAL_QUEUE) || delivery == 1;
-        } catch (JMSException e) {
-            return delivery == 1;
-        }
+    private Outcome reject(DeadLetterReason reason, String queue, StepMessage parsed, Message message, int delivery, String problem) {
+        deadLetters.reject(DeadLetterReport.messageRejected(reason, queue, parsed == null ? null : parsed.runId(),
+                parsed == null ? null : parsed.step(), parsed == null ? null : parsed.generation(), messageId(message),
+                bodyOf(message), delivery, problem, DeadLetterReport.CONSUMER), message);
+        return Outcome.COMMIT; // acknowledges the original: its copy is in the DLQ
     }
 
     /** Whether the failure, or anything in its cause chain, is declared {@link NonRetryable}. */
@@ -220,14 +245,6 @@ public class StepProcessor {
     private static JsonObject parse(String payload) {
         try (var reader = JSON.createReader(new StringReader(payload))) {
             return reader.readObject();
-        }
-    }
-
-    private static String queueOf(Message message) {
-        try {
-            return ((Queue) message.getJMSDestination()).getQueueName();
-        } catch (JMSException | ClassCastException | NullPointerException e) {
-            return "unknown";
         }
     }
 

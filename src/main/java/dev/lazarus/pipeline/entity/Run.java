@@ -25,6 +25,9 @@ import java.util.UUID;
 @Table(name = "run")
 public class Run {
 
+    /** The size of the payload column: no step output may be larger. */
+    public static final int MAX_PAYLOAD = 200_000;
+
     @Id
     private UUID id;
 
@@ -41,7 +44,7 @@ public class Run {
     @Column(nullable = false)
     private long generation;
 
-    @Column(nullable = false, length = 200_000)
+    @Column(nullable = false, length = MAX_PAYLOAD)
     private String payload;
 
     @Column(name = "requeue_count", nullable = false)

@@ -21,8 +21,11 @@ import java.util.Objects;
  * heartbeat and last error. A requeue dispatches afresh with a new generation, so each requeue adds a row
  * and the history of earlier attempts is kept.
  *
- * <p>Attempts are counted when a delivery starts, from the broker's delivery count, so a consumer that dies
- * mid-step has still used an attempt and the two counts cannot drift apart silently.
+ * <p>An attempt is counted when a delivery reaches the step, before the handler runs, so a consumer that dies
+ * mid-step has still used an attempt. Deliveries the server rolled back before that (while it was starting or
+ * stopping, or the database was away) are not attempts: the broker's count of them is kept next to the
+ * attempts ({@code deliveries}), so the two counts can differ but never silently. {@code failures} are the
+ * attempts whose handler failed; an attempt that neither failed nor finished was interrupted.
  */
 @Entity
 @Table(name = "step_execution")
@@ -53,6 +56,13 @@ public class StepExecution {
     @Column(nullable = false)
     private int attempts;
 
+    @Column(nullable = false)
+    private int failures;
+
+    /** The broker's delivery count as last seen. */
+    @Column(nullable = false)
+    private int deliveries;
+
     @Column(name = "first_attempt_at")
     private Instant firstAttemptAt;
 
@@ -81,30 +91,37 @@ public class StepExecution {
     }
 
     /**
-     * A delivery started. The broker's delivery count is the attempt number; if it is not ahead of what was
-     * recorded (the broker lost its count, e.g. a restart without persisted delivery counts) the database
-     * count still moves forward, and the caller is told so it can say so in the log.
+     * A delivery reached the step: one more attempt, whatever the broker counted.
      *
-     * @return whether the broker's count agreed with the database's
+     * @param deliveryCount the broker's delivery count of this delivery
      */
-    public boolean attemptStarted(int deliveryCount, Instant now) {
-        boolean agrees = deliveryCount > attempts;
-        attempts = agrees ? deliveryCount : attempts + 1;
+    public void attemptStarted(int deliveryCount, Instant now) {
+        attempts++;
+        deliveries = Math.max(deliveries, deliveryCount);
         state = StepState.IN_PROGRESS;
         if (firstAttemptAt == null) {
             firstAttemptAt = now;
         }
         lastAttemptAt = now;
         heartbeatAt = now;
-        return agrees;
+    }
+
+    /** Attempts that started before now and neither failed nor finished: their server stopped mid-step. */
+    public int interrupted() {
+        return state == StepState.COMPLETED ? 0 : attempts - failures;
     }
 
     public void attemptFailed(String error) {
+        failures++;
         state = StepState.RETRYING;
         lastError = Text.truncate(error, 2000);
     }
 
-    public void failed(String error) {
+    /** The step was given up on; {@code lastAttemptFailed} if it is because its handler failed once more. */
+    public void gaveUp(String error, boolean lastAttemptFailed) {
+        if (lastAttemptFailed) {
+            failures++;
+        }
         state = StepState.FAILED;
         lastError = Text.truncate(error, 2000);
     }
@@ -121,6 +138,8 @@ public class StepExecution {
     public String queue() { return queue; }
     public StepState state() { return state; }
     public int attempts() { return attempts; }
+    public int failures() { return failures; }
+    public int deliveries() { return deliveries; }
     public Instant firstAttemptAt() { return firstAttemptAt; }
     public Instant lastAttemptAt() { return lastAttemptAt; }
     public Instant heartbeatAt() { return heartbeatAt; }

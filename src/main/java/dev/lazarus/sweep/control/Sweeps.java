@@ -75,12 +75,23 @@ public class Sweeps {
                 try {
                     count += staleRuns.deadLetterIfStale(List.of(run), kind, now);
                 } catch (EJBException e) {
-                    // another node swept it, or its consumer moved on, at the same moment: not ours to record
-                    LOG.log(Level.FINE, "Run {0} changed while being swept: {1}", new Object[] {run, e.getMessage()});
+                    // usually another node swept it, or its consumer moved on, at the same moment (then the next
+                    // sweep finds it no longer stale); otherwise its dead letter could not be written: say so loudly
+                    LOG.log(Level.WARNING, "Run {0} could not be dead-lettered by this sweep (changed meanwhile, or its"
+                            + " diagnostics could not be written); the next sweep looks at it again: {1}",
+                            new Object[] {run, rootMessage(e)});
                 }
             }
             return count;
         }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     public record SweepReport(Instant startedAt, Duration took, int candidates, Map<Kind, Integer> deadLettered,
@@ -91,7 +102,7 @@ public class Sweeps {
         }
 
         boolean changedAnything() {
-            return candidates > 0 || reconciled.recorded() > 0 || reconciled.flaggedMissing() > 0;
+            return candidates > 0 || reconciled.recorded() > 0 || reconciled.flaggedMissing() > 0 || reconciled.failed() > 0;
         }
 
         @Override

@@ -27,9 +27,17 @@ class RetryPolicyTest {
     }
 
     @Test
-    void onlyTheMaxAttemptIsTheLast() {
-        assertFalse(policy.isLastAttempt(4));
-        assertTrue(policy.isLastAttempt(5));
+    void theStepIsExhaustedByItsFailuresOrByAsManyInterruptions() {
+        assertFalse(policy.exhaustedBy(4));
+        assertTrue(policy.exhaustedBy(5));
+        assertFalse(policy.interruptedTooOften(4));
+        assertTrue(policy.interruptedTooOften(5));
+    }
+
+    @Test
+    void theBrokersOwnLimitIsABackstopBeyondEveryAttemptThePolicyAllows() {
+        // 5 failures + 5 interruptions + the parked redelivery + 20 spare deliveries rolled back before the step ran
+        assertEquals(31, policy.brokerDeliveryLimit(20));
     }
 
     @Test

@@ -66,12 +66,30 @@ class RunTest {
     }
 
     @Test
-    void attemptsFollowTheBrokersDeliveryCountAndNeverGoBackwards() {
+    void attemptsAreCountedByLazarusNotTakenFromTheBrokersDeliveryCount() {
         StepExecution step = new StepExecution(run, "a", "q.a");
-        assertTrue(step.attemptStarted(1, now));
-        assertTrue(step.attemptStarted(3, now), "a consumer that died mid-step still used attempt 2");
-        assertEquals(3, step.attempts());
-        assertFalse(step.attemptStarted(1, now), "a broker that lost its count is reported");
-        assertEquals(4, step.attempts());
+        step.attemptStarted(4, now); // three deliveries were rolled back before the step ran (a server starting)
+        assertEquals(1, step.attempts(), "deliveries that never reached the step used no attempt");
+        assertEquals(4, step.deliveries(), "the broker's count is kept beside it");
+        step.attemptFailed("boom");
+        step.attemptStarted(5, now);
+        assertEquals(2, step.attempts());
+        assertEquals(1, step.failures());
+        assertEquals(1, step.interrupted(), "attempt 2 is running: it has neither failed nor finished");
+        step.attemptStarted(6, now); // the server died during attempt 2
+        assertEquals(2, step.interrupted());
+    }
+
+    @Test
+    void aStepGivenUpAfterItsHandlerFailedCountsThatFailure() {
+        StepExecution step = new StepExecution(run, "a", "q.a");
+        step.attemptStarted(1, now);
+        step.gaveUp("RETRIES_EXHAUSTED: boom", true);
+        assertEquals(1, step.failures());
+        assertEquals(StepState.FAILED, step.state());
+        StepExecution swept = new StepExecution(run, "b", "q.b");
+        swept.attemptStarted(1, now);
+        swept.gaveUp("STUCK_IN_PROGRESS", false);
+        assertEquals(0, swept.failures(), "a sweep is not a failure of the handler");
     }
 }

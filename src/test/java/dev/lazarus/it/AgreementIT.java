@@ -1,0 +1,186 @@
+package dev.lazarus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lazarus.deadletter.control.Retention;
+import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.demo.control.DocumentIngestion;
+import dev.lazarus.it.Api.Response;
+import dev.lazarus.pipeline.control.Runs;
+import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.sweep.control.Sweeps;
+import jakarta.enterprise.inject.spi.CDI;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.File;
+import java.net.URI;
+import java.net.URL;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Inside the server: the run and its open dead letter agree whatever an operator, retention or a full queue
+ * does. States the API cannot produce (a dead letter left over from an older version that does not hold its
+ * run, a run that disagrees with its dead letter, thousands of settled messages in a DLQ) are made with the
+ * fixtures; the operator's actions go through the REST API as they would for real.
+ */
+@ExtendWith(ArquillianExtension.class)
+class AgreementIT {
+
+    private static final String PARSE = DocumentIngestion.PARSE_QUEUE;
+    private static final String FETCH = DocumentIngestion.FETCH_QUEUE;
+
+    @Deployment
+    static WebArchive deployment() {
+        return ShrinkWrap.createFromZipFile(WebArchive.class, new File(System.getProperty("it.war", "target/lazarus.war")))
+                .addClasses(AgreementIT.class, TestFixtures.class, Await.class, Api.class, Api.Response.class);
+    }
+
+    private TestFixtures fixtures;
+    private Sweeps sweeps;
+    private Runs runs;
+    private Retention retention;
+    private Api operator;
+
+    @BeforeEach
+    void beans() throws Exception {
+        fixtures = CDI.current().select(TestFixtures.class).get();
+        sweeps = CDI.current().select(Sweeps.class).get();
+        runs = CDI.current().select(Runs.class).get();
+        retention = CDI.current().select(Retention.class).get();
+        int port = 8080 + Integer.getInteger("jboss.socket.binding.port-offset", 0);
+        URL base = URI.create("http://127.0.0.1:" + port + "/lazarus/").toURL();
+        operator = new Api(base, "operator", "operator-pw");
+    }
+
+    /** A run dead-lettered for real at index (a permanent failure), with its message parked in DLQ.index. */
+    private UUID deadLetteredRun() {
+        UUID run = runs.start(DocumentIngestion.NAME, Json.createObjectBuilder()
+                .add("failures", Json.createObjectBuilder().add("index", Json.createObjectBuilder().add("mode", "permanent"))).build()).id();
+        Await.until("run " + run + " dead-lettered, its message parked", Duration.ofSeconds(60),
+                () -> fixtures.stateOf(run) == RunState.DEAD_LETTERED && fixtures.inIndexDlq(run) == 1, Boolean::booleanValue);
+        return run;
+    }
+
+    @Test
+    void aDeadLetterThatDoesNotHoldItsRunCannotBeRequeuedAndNothingChanges() {
+        UUID run = deadLetteredRun();
+        long holding = fixtures.deadLettersOf(run).get(0).id();
+        // left by an older version: open, about the run, but not the one the run is stopped by
+        long loose = fixtures.openDeadLetterOf(UUID.randomUUID(), "index");
+        fixtures.update("update dead_letter set run_id = ?, open_run_id = null where id = ?", run, loose);
+
+        Response refused = operator.post("api/dead-letters/" + loose + "/requeue", "");
+
+        assertEquals(409, refused.status(), refused.body());
+        assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+        assertTrue(fixtures.deadLetter(holding).isOpen(), "the dead letter holding the run is untouched");
+        assertEquals(1, fixtures.inIndexDlq(run), "and so is its message");
+        assertEquals(200, operator.post("api/dead-letters/" + holding + "/requeue", "").status(), "the right one requeues");
+    }
+
+    @Test
+    void aDeadLetterWhoseRunIsNotStoppedIsAConflictNotAServerError() {
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
+        long deadLetter = fixtures.openDeadLetterOf(run, "parse");
+
+        Response refused = operator.post("api/dead-letters/" + deadLetter + "/requeue", "");
+
+        assertEquals(409, refused.status(), refused.body());
+        assertTrue(refused.json().getString("detail").contains("IN_PROGRESS"), refused.body());
+        assertEquals(RunState.IN_PROGRESS, fixtures.stateOf(run));
+    }
+
+    @Test
+    void aBulkJobSkipsAndReportsADeadLetterItCannotRequeueAndFinishesTheRest() {
+        Instant from = Instant.now();
+        UUID good = deadLetteredRun();
+        UUID busy = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
+        long disagreeing = fixtures.openDeadLetterOf(busy, "parse");
+
+        Response started = operator.post("api/requeue-jobs", "{\"filter\":{\"from\":\"" + from + "\",\"reason\":\"NON_RETRYABLE\"},\"ratePerSecond\":0}");
+        assertEquals(202, started.status(), started.body());
+        String job = started.location().substring(started.location().indexOf("api/"));
+        JsonObject done = Await.until("the job to finish", Duration.ofSeconds(60), () -> operator.get(job).ok().json(),
+                j -> !"RUNNING".equals(j.getString("state")));
+
+        assertEquals("COMPLETED", done.getString("state"), done.toString());
+        assertEquals(1, done.getInt("requeued"), done.toString());
+        assertEquals(1, done.getInt("skipped"), done.toString());
+        assertTrue(done.getString("skippedDetail").startsWith(disagreeing + ": "), done.toString());
+        assertEquals("REQUEUED", fixtures.deadLettersOf(good).get(0).status().name(), "the good one was requeued");
+        assertEquals(RunState.IN_PROGRESS, fixtures.stateOf(busy), "the disagreeing run is left as it is");
+    }
+
+    @Test
+    void retentionRemovesAPurgedDeadLettersMessageSoItNeverComesBack() {
+        UUID run = deadLetteredRun();
+        long deadLetter = fixtures.deadLettersOf(run).get(0).id();
+        assertEquals(200, operator.post("api/dead-letters/" + deadLetter + "/discard", "{\"note\":\"not worth it\"}").status());
+        fixtures.update("update dead_letter set closed_at = ? where id = ?", Instant.now().minus(Duration.ofDays(40)), deadLetter);
+
+        retention.purge();
+        sweeps.sweep();
+        sweeps.sweep();
+
+        assertTrue(fixtures.deadLettersOf(run).isEmpty(), "purged, and not recorded again by the reconciler");
+        assertEquals(0, fixtures.inIndexDlq(run), "its message went with it");
+        assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run), "the run stays where it stopped");
+    }
+
+    @Test
+    void messagesAlreadySettledInADlqDoNotHideAnUnexplainedOneBehindThem() {
+        long settledBy = fixtures.deadLetterAt(Instant.now(), Instant.now());
+        fixtures.send("DLQ." + FETCH, 2_100, "settled earlier", Map.of("lazarusDeadLetterId", settledBy,
+                "lazarusParkedToken", UUID.randomUUID().toString(), "lazarusTest", "filler"));
+        try {
+            // behind them, what the broker moved there by itself for a live run: nobody has explained it yet
+            UUID run = fixtures.runIn(RunState.RETRYING, "fetch", Instant.now());
+            fixtures.send("DLQ." + FETCH, 1, "{\"runId\":\"" + run + "\",\"step\":\"fetch\",\"generation\":1}",
+                    Map.of("lazarusRunId", run.toString(), "lazarusStep", "fetch", "lazarusGeneration", 1L, "_AMQ_ORIG_QUEUE", FETCH));
+
+            sweeps.sweep();
+            sweeps.sweep();
+
+            List<DeadLetter> recorded = fixtures.deadLettersOf(run);
+            assertEquals(1, recorded.size(), "the unexplained message got its dead letter");
+            assertEquals("UNDELIVERABLE", recorded.get(0).reason().name(), "the step never failed: the broker gave up on it");
+            assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+        } finally {
+            fixtures.purge("DLQ." + FETCH, "lazarusTest = 'filler'");
+        }
+    }
+
+    @Test
+    void runsNotStaleYetByTheirOwnStepDoNotHoldBackAStaleOneBehindThem() {
+        // index may be silent for 2 minutes (declared in code), parse for 6 s (the test server's global default)
+        Instant thirtySecondsAgo = Instant.now().minus(Duration.ofSeconds(30));
+        List<UUID> indexing = new ArrayList<>();
+        for (int i = 0; i < 260; i++) {
+            indexing.add(fixtures.runIn(RunState.IN_PROGRESS, "index", thirtySecondsAgo.minusMillis(i)));
+        }
+        UUID stuck = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now().minus(Duration.ofSeconds(20)));
+        try {
+            sweeps.sweep();
+            assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(stuck), "swept although 260 older runs came first");
+            assertEquals("STUCK_IN_PROGRESS", fixtures.deadLettersOf(stuck).get(0).reason().name());
+            assertTrue(indexing.stream().allMatch(run -> fixtures.stateOf(run) == RunState.IN_PROGRESS), "they are not stale yet");
+        } finally {
+            for (UUID run : indexing) {
+                fixtures.update("update run set state = 'COMPLETED' where id = ?", run);
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package dev.lazarus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lazarus.it.Api.Response;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A message dropped into a step queue by hand, or a late copy of an old dispatch, is dead-lettered on its own:
+ * it never stops, resumes or re-routes the run it names, and only a real Retry from the Artemis console (a
+ * message Lazarus parked, carrying its token) resumes a dead-lettered run, within the loop guard.
+ */
+class StrayMessagesIT extends LazarusIT {
+
+    private static String stepMessage(String runId, String step, long generation) {
+        return "{\"runId\":\"" + runId + "\",\"step\":\"" + step + "\",\"generation\":" + generation + "}";
+    }
+
+    private List<JsonObject> deadLettersOf(String runId) {
+        return viewer.get("api/dead-letters?runId=" + runId).ok().json().getJsonArray("items").stream()
+                .map(JsonValue::asJsonObject).toList();
+    }
+
+    @Test
+    void aMessageNamingABusyRunButAnotherStepIsDeadLetteredOnItsOwnAndTheRunCompletes() {
+        String id = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"hang\",\"seconds\":3}}}");
+        Await.until("run " + id + " busy in parse", Duration.ofSeconds(30), () -> viewer.run(id),
+                r -> "IN_PROGRESS".equals(r.getString("state")) && "parse".equals(r.getString("currentStep")));
+
+        broker.send(PARSE, stepMessage(id, "fetch", 1));
+
+        JsonObject stray = Await.until("the stray message's dead letter", Duration.ofSeconds(30), () -> deadLettersOf(id),
+                d -> !d.isEmpty()).get(0);
+        assertEquals("UNKNOWN_STEP", stray.getString("reason"));
+        JsonObject run = awaitRun(id, "COMPLETED");
+        assertEquals(0, run.getInt("requeueCount"));
+        assertEquals(1, deadLettersOf(id).size(), "the run itself never stopped");
+        assertEquals(1, broker.messagesOfRun("DLQ." + PARSE, id).size(), "the stray message is kept in the DLQ");
+
+        Response requeue = operator.post("api/dead-letters/" + stray.getInt("id") + "/requeue", "");
+        assertEquals(409, requeue.status(), requeue.body());
+        assertTrue(requeue.json().getString("detail").contains("message on its own"), requeue.body());
+    }
+
+    @Test
+    void aCopyOfAnOldDispatchIsDeadLetteredOnItsOwnAndNeverRunsAgain() {
+        String id = operator.startRun("{}");
+        JsonObject completed = awaitRun(id, "COMPLETED");
+
+        // the first dispatch of index once more, as a late copy would bring it
+        broker.send(INDEX, stepMessage(id, "index", 1));
+
+        JsonObject stale = Await.until("the stale copy's dead letter", Duration.ofSeconds(30), () -> deadLettersOf(id),
+                d -> !d.isEmpty()).get(0);
+        assertEquals("STALE_MESSAGE", stale.getString("reason"));
+        JsonObject run = viewer.run(id);
+        assertEquals("COMPLETED", run.getString("state"));
+        assertEquals(1, executions(run, "index").get(0).getInt("attempts"), "the step did not run again");
+        assertEquals(completed.getJsonObject("payload"), run.getJsonObject("payload"));
+    }
+
+    @Test
+    void aStrayCopyOfADeadLetteredDispatchDoesNotResumeTheRun() {
+        String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"permanent\"}}}");
+        JsonObject deadLetter = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter");
+        Await.until("the message in DLQ." + INDEX, Duration.ofSeconds(15), () -> broker.messagesOfRun("DLQ." + INDEX, id), m -> m.size() == 1);
+
+        // first delivery, same run, step and generation: what a heuristic would take for a console Retry
+        broker.send(INDEX, stepMessage(id, "index", deadLetter.getInt("generation")));
+
+        JsonObject held = Await.until("the copy noted on the run's dead letter", Duration.ofSeconds(30),
+                () -> viewer.get("api/dead-letters/" + deadLetter.getInt("id")).ok().json(),
+                d -> d.getJsonArray("history").stream().anyMatch(e -> e.asJsonObject().getString("note", "").contains("a copy")));
+        assertEquals("PENDING", held.getString("status"), "its dead letter is still open");
+        assertFalse(held.containsKey("requeuedBy") && !held.isNull("requeuedBy"), "nobody requeued it: " + held);
+        JsonObject run = viewer.run(id);
+        assertEquals("DEAD_LETTERED", run.getString("state"));
+        assertEquals(0, run.getInt("requeueCount"), "nothing resumed the run");
+        assertEquals(1, deadLettersOf(id).size(), "the copy is evidence of the same dispatch, not a new dead letter");
+        assertEquals(1, broker.messagesOfRun("DLQ." + INDEX, id).size(), "the parked message is still the one in the DLQ");
+    }
+
+    @Test
+    void aConsoleRetryOfARunAtTheRequeueLimitIsRefusedAndTheMessageIsParkedAgain() {
+        // the test server allows 2 requeues per run (arquillian.xml): the third failure is parked by the loop guard
+        String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"permanent\"}}}");
+        for (int requeue = 1; requeue <= 2; requeue++) {
+            JsonObject deadLetter = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter");
+            operator.post("api/dead-letters/" + deadLetter.getInt("id") + "/requeue", "").ok();
+            int expected = requeue;
+            Await.until("requeue " + requeue + " to fail again", Duration.ofSeconds(60), () -> viewer.run(id),
+                    r -> r.getInt("requeueCount") == expected && "DEAD_LETTERED".equals(r.getString("state")));
+        }
+        JsonObject parked = viewer.run(id).getJsonObject("deadLetter");
+        assertEquals("REQUEUE_LIMIT", parked.getString("reason"));
+        Await.until("the message in DLQ." + INDEX, Duration.ofSeconds(15), () -> broker.messagesOfRun("DLQ." + INDEX, id), m -> m.size() == 1);
+
+        assertTrue(broker.retryAsTheConsoleDoes("DLQ." + INDEX, id));
+
+        JsonObject noted = Await.until("the refusal noted on the dead letter", Duration.ofSeconds(30),
+                () -> viewer.get("api/dead-letters/" + parked.getInt("id")).ok().json(),
+                d -> d.getJsonArray("history").stream().anyMatch(e -> e.asJsonObject().getString("note", "").contains("refused")));
+        assertEquals("PENDING", noted.getString("status"));
+        Await.until("the message back in DLQ." + INDEX, Duration.ofSeconds(15), () -> broker.messagesOfRun("DLQ." + INDEX, id),
+                m -> m.size() == 1);
+        JsonObject run = viewer.run(id);
+        assertEquals("DEAD_LETTERED", run.getString("state"));
+        assertEquals(2, run.getInt("requeueCount"), "the console is held to the same loop guard");
+        assertFalse(broker.messagesOfRun(INDEX, id).size() > 0, "nothing left on the step queue");
+    }
+}
