@@ -6,6 +6,8 @@
 #   stack.sh it-up | it-down       broker + configured WildFly base dir for the integration tests
 #                                  (Arquillian starts and stops WildFly itself)
 #   stack.sh demo-up | demo-down   the local stack: broker, WildFly with the WAR, demo runs submitted
+#   stack.sh demo-kill             kill -9 the demo stack's WildFly (the crash drill's fault)
+#   stack.sh demo-restart          start it again with its state (data, deployment, transaction log)
 #
 # Environment (set by the pom): WILDFLY_HOME, ARTEMIS_HOME, STACK_DIR, BROKER_PORT, CONSOLE_PORT,
 # LAZARUS_DB (h2|postgresql), JDBC_DRIVER, WAR.
@@ -161,11 +163,24 @@ case "${1:-}" in
 
 INFO
         ;;
+    demo-kill)
+        if [ -f "$STACK_DIR/wildfly.pid" ]; then
+            pid=$(cat "$STACK_DIR/wildfly.pid")
+            kill -9 "$pid" 2>/dev/null || true
+            for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+            rm -f "$STACK_DIR/wildfly.pid"
+            log "WildFly (pid $pid) killed with SIGKILL"
+        fi
+        ;;
+    demo-restart)
+        wildfly_start
+        log "WildFly started again with its state"
+        ;;
     demo-down)
         wildfly_stop
         broker_down
         log "Stopped"
         ;;
     *)
-        echo "usage: $0 it-up|it-down|demo-up|demo-down" >&2; exit 2 ;;
+        echo "usage: $0 it-up|it-down|demo-up|demo-down|demo-kill|demo-restart" >&2; exit 2 ;;
 esac

@@ -183,4 +183,22 @@ class AgreementIT {
             }
         }
     }
+
+    @Test
+    void aForgedMessageInADlqIsRecordedAsMalformedAndHoldsUpNothing() {
+        // properties of the wrong types, as a hand-made message could carry them
+        fixtures.send("DLQ." + FETCH, 1, "forged", Map.of("lazarusDeadLetterId", "x", "lazarusRunId", "not-a-uuid",
+                "lazarusGeneration", true, "lazarusTest", "forged"));
+        UUID run = fixtures.runIn(RunState.RETRYING, "fetch", Instant.now());
+        fixtures.send("DLQ." + FETCH, 1, "{\"runId\":\"" + run + "\",\"step\":\"fetch\",\"generation\":1}",
+                Map.of("lazarusRunId", run.toString(), "lazarusStep", "fetch", "lazarusGeneration", 1L, "_AMQ_ORIG_QUEUE", FETCH));
+
+        sweeps.sweep();
+
+        assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run), "the queue was reconciled past the forged message");
+        assertEquals(0, fixtures.purge("DLQ." + FETCH, "lazarusTest = 'forged' AND lazarusParkedToken IS NULL"),
+                "the forged message was settled (parked again with a dead letter of its own)");
+        sweeps.sweep();
+        assertEquals(1, fixtures.deadLettersOf(run).size(), "settling again records nothing new");
+    }
 }

@@ -77,7 +77,7 @@ class DeadLetteringIT extends LazarusIT {
                 () -> viewer.get("api/dead-letters?runId=" + ghost).ok().json().getJsonArray("items"),
                 items -> !items.isEmpty()).getJsonObject(0);
         assertEquals("RUN_NOT_FOUND", deadLetter.getString("reason"));
-        assertEquals(1, deadLetter.getInt("attempts"));
+        assertEquals(5, deadLetter.getInt("attempts"), "looked for again over a few deliveries (a late commit may still show it), no step ran");
         // sent past the API, it names the run only in its body
         assertEquals(1, broker.browse("DLQ." + PARSE, null).stream().filter(m -> String.valueOf(text(m)).contains(ghost)).count());
     }

@@ -45,6 +45,22 @@ public abstract class LazarusIT {
                 () -> viewer.run(runId), run -> state.equals(run.getString("state")));
     }
 
+    /**
+     * Requeues a run that fails every time until the loop guard parks it (the test server allows 2 requeues per
+     * run, arquillian.xml); checks each dead letter with {@code eachDeadLetter} and returns the last, parked one.
+     */
+    protected JsonObject requeueUntilTheLoopGuardParks(String runId, java.util.function.Consumer<JsonObject> eachDeadLetter) {
+        for (int requeue = 1; requeue <= 2; requeue++) {
+            JsonObject deadLetter = awaitRun(runId, "DEAD_LETTERED").getJsonObject("deadLetter");
+            eachDeadLetter.accept(deadLetter);
+            operator.post("api/dead-letters/" + deadLetter.getInt("id") + "/requeue", "").ok();
+            int expected = requeue;
+            Await.until("requeue " + requeue + " to fail again", Duration.ofSeconds(60), () -> viewer.run(runId),
+                    r -> r.getInt("requeueCount") == expected && "DEAD_LETTERED".equals(r.getString("state")));
+        }
+        return viewer.run(runId).getJsonObject("deadLetter");
+    }
+
     /** The run's step executions for {@code step}, oldest first. */
     protected static List<JsonObject> executions(JsonObject run, String step) {
         return run.getJsonArray("steps").stream().map(JsonValue::asJsonObject)

@@ -125,15 +125,7 @@ class RequeueIT extends LazarusIT {
     void aRunThatKeepsFailingIsParkedWithRequeueLimitInsteadOfLooping() {
         // the test server allows 2 requeues per run (arquillian.xml)
         String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"always\"}}}");
-        for (int requeue = 1; requeue <= 2; requeue++) {
-            JsonObject deadLetter = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter");
-            assertEquals("RETRIES_EXHAUSTED", deadLetter.getString("reason"));
-            operator.post("api/dead-letters/" + deadLetter.getInt("id") + "/requeue", "").ok();
-            int expected = requeue;
-            Await.until("requeue " + requeue + " to fail again", Duration.ofSeconds(60), () -> viewer.run(id),
-                    r -> r.getInt("requeueCount") == expected && "DEAD_LETTERED".equals(r.getString("state")));
-        }
-        JsonObject parked = viewer.run(id).getJsonObject("deadLetter");
+        JsonObject parked = requeueUntilTheLoopGuardParks(id, d -> assertEquals("RETRIES_EXHAUSTED", d.getString("reason")));
         assertEquals("REQUEUE_LIMIT", parked.getString("reason"));
         assertTrue(parked.getString("errorMessage").startsWith("RETRIES_EXHAUSTED after 2 requeues"), parked.getString("errorMessage"));
 

@@ -90,14 +90,7 @@ class StrayMessagesIT extends LazarusIT {
     void aConsoleRetryOfARunAtTheRequeueLimitIsRefusedAndTheMessageIsParkedAgain() {
         // the test server allows 2 requeues per run (arquillian.xml): the third failure is parked by the loop guard
         String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"permanent\"}}}");
-        for (int requeue = 1; requeue <= 2; requeue++) {
-            JsonObject deadLetter = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter");
-            operator.post("api/dead-letters/" + deadLetter.getInt("id") + "/requeue", "").ok();
-            int expected = requeue;
-            Await.until("requeue " + requeue + " to fail again", Duration.ofSeconds(60), () -> viewer.run(id),
-                    r -> r.getInt("requeueCount") == expected && "DEAD_LETTERED".equals(r.getString("state")));
-        }
-        JsonObject parked = viewer.run(id).getJsonObject("deadLetter");
+        JsonObject parked = requeueUntilTheLoopGuardParks(id, d -> { });
         assertEquals("REQUEUE_LIMIT", parked.getString("reason"));
         Await.until("the message in DLQ." + INDEX, Duration.ofSeconds(15), () -> broker.messagesOfRun("DLQ." + INDEX, id), m -> m.size() == 1);
 
@@ -113,5 +106,19 @@ class StrayMessagesIT extends LazarusIT {
         assertEquals("DEAD_LETTERED", run.getString("state"));
         assertEquals(2, run.getInt("requeueCount"), "the console is held to the same loop guard");
         assertFalse(broker.messagesOfRun(INDEX, id).size() > 0, "nothing left on the step queue");
+    }
+
+    @Test
+    void aMessageForADispatchTheRunNeverMadeIsBroughtBackAFewTimesThenDeadLetteredOnItsOwn() {
+        String id = operator.startRun("{}");
+        awaitRun(id, "COMPLETED");
+
+        broker.send(FETCH, stepMessage(id, "fetch", 99));
+
+        JsonObject stale = Await.until("the message's own dead letter", Duration.ofSeconds(60), () -> deadLettersOf(id),
+                d -> !d.isEmpty()).get(0);
+        assertEquals("STALE_MESSAGE", stale.getString("reason"));
+        assertTrue(stale.getInt("attempts") >= 5, "the database was given a few deliveries to show the dispatch: " + stale);
+        assertEquals("COMPLETED", viewer.run(id).getString("state"));
     }
 }

@@ -22,7 +22,7 @@ class SweeperIT extends LazarusIT {
         assertEquals("STUCK_IN_PROGRESS", deadLetter.getString("reason"));
         assertEquals("sweeper", deadLetter.getString("detectedBy"));
         assertEquals("parse", deadLetter.getString("step"));
-        assertEquals(2, run.getInt("generation"), "the sweep fenced the message the hung consumer holds");
+        assertEquals(3, run.getInt("generation"), "fetch was dispatch 1, parse 2; the sweep fenced the message the hung consumer holds");
 
         // When the hung consumer wakes up, its result must not resurrect the run.
         long deadLetterId = deadLetter.getInt("id");

@@ -61,6 +61,7 @@ public class DeadLetterListPage implements Serializable {
     private transient List<DeadLetter> items;
     private transient Long total;
     private transient Long requeueable;
+    private boolean filterRefused;
 
     public DeadLetterFilter getFilter() {
         if (filter == null) {
@@ -70,6 +71,7 @@ public class DeadLetterListPage implements Serializable {
             } catch (Problem e) {
                 FacesActions.warn("Filter ignored: " + e.getMessage());
                 filter = DeadLetterFilter.ALL;
+                filterRefused = true;
             }
         }
         return filter;
@@ -87,6 +89,12 @@ public class DeadLetterListPage implements Serializable {
             total = deadLetters.count(getFilter());
         }
         return total;
+    }
+
+    /** Whether the page's filter could not be read: then nothing is offered in bulk (it would act on everything). */
+    public boolean isFilterRefused() {
+        getFilter();
+        return filterRefused;
     }
 
     /** The dry run: how many open dead letters of this filter a bulk requeue would bring back. */
@@ -117,6 +125,10 @@ public class DeadLetterListPage implements Serializable {
 
     /** Starts a bulk requeue of what the filter matches; shows its progress page. */
     public String requeueAll() {
+        if (isFilterRefused()) {
+            FacesActions.warn("Nothing was requeued: the filter could not be read.");
+            return null;
+        }
         RequeueJob job = FacesActions.act(() -> requeueJobs.start(getFilter(), rate), "Bulk requeue started.");
         return job == null ? null : "requeue-job?faces-redirect=true&id=" + job.id();
     }

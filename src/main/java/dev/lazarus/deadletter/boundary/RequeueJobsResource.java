@@ -63,7 +63,8 @@ public class RequeueJobsResource {
             throw Problem.badRequest("'filter' must be an object with any of " + new TreeSet<>(Filters.REQUEUE_FILTER));
         }
         JsonValue rate = request.getOrDefault("ratePerSecond", JSON.createValue(0));
-        if (!(rate instanceof JsonNumber number) || !number.isIntegral() || number.intValue() < 0 || number.intValue() > 100_000) {
+        if (!(rate instanceof JsonNumber number) || !number.isIntegral() || number.longValue() < 0 || number.longValue() > 100_000
+                || number.bigDecimalValue().compareTo(java.math.BigDecimal.valueOf(100_000)) > 0) {
             throw Problem.badRequest("'ratePerSecond' must be a whole number from 0 (unlimited) to 100000");
         }
         RequeueJob job = jobs.start(Filters.of(filter.asJsonObject()), number.intValue());

@@ -4,6 +4,7 @@ import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.platform.control.Destinations;
+import dev.lazarus.platform.control.Text;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.BytesMessage;
@@ -15,6 +16,7 @@ import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import jakarta.jms.QueueBrowser;
 import jakarta.jms.TextMessage;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
@@ -46,6 +48,8 @@ public class DeadLetterQueues {
     /** On messages Lazarus parked: the dead letter that explains them, and its token. */
     public static final String DEAD_LETTER_ID = "lazarusDeadLetterId";
     public static final String PARKED_TOKEN = "lazarusParkedToken";
+    /** On a parked copy: the names of properties of the original that JMS could not carry over. */
+    public static final String DROPPED_PROPERTIES = "lazarusDroppedProperties";
 
     /** How long a requeue waits for its run's message to be handed over by the broker. */
     private static final long TAKE_TIMEOUT_MILLIS = 1000;
@@ -87,12 +91,20 @@ public class DeadLetterQueues {
     private void send(Message message, String queue, DeadLetter deadLetter) {
         try {
             Message copy = copyOf(message);
+            List<String> dropped = new ArrayList<>();
             for (String name : Collections.list(propertyNames(message))) {
                 // JMSX*, JMS_* and _AMQ* properties belong to the provider and the broker; an old mark is replaced below
                 if (!name.startsWith("JMS") && !name.startsWith("_AMQ") && !name.startsWith("__AMQ")
                         && !name.equals(DEAD_LETTER_ID) && !name.equals(PARKED_TOKEN)) {
-                    copy.setObjectProperty(name, message.getObjectProperty(name));
+                    try {
+                        copy.setObjectProperty(name, message.getObjectProperty(name));
+                    } catch (JMSException | RuntimeException notAJmsName) {
+                        dropped.add(name); // e.g. an AMQP name JMS does not allow: the message must still be kept
+                    }
                 }
+            }
+            if (!dropped.isEmpty()) {
+                copy.setStringProperty(DROPPED_PROPERTIES, Text.truncate(String.join(",", dropped), 1000));
             }
             copy.setStringProperty(ORIGINAL_ADDRESS, queue);
             copy.setStringProperty(ORIGINAL_QUEUE, queue);
@@ -129,8 +141,14 @@ public class DeadLetterQueues {
         }
         Set<UUID> runIds = deadLetters.stream().map(DeadLetter::runId).collect(Collectors.toSet());
         List<String> tokens = deadLetters.stream().map(DeadLetter::parkedToken).filter(Objects::nonNull).toList();
-        // UUIDs: nothing to escape. (JMS selectors take IN lists of strings only, hence tokens rather than ids.)
-        String selector = StepMessage.RUN_ID + " IN (" + quoted(runIds) + ") AND (" + PARKED_TOKEN + " IS NULL"
+        // the messages parked with these dead letters, and unmarked ones (moved by the broker) of exactly their
+        // dispatches; a stray copy of the run's message, of another dispatch, stays where it is.
+        // UUIDs, tokens and numbers: nothing to escape (JMS selectors take IN lists of strings only)
+        String unmarkedOfDispatch = deadLetters.stream().filter(d -> d.generation() != null)
+                .map(d -> "(" + StepMessage.RUN_ID + " = '" + d.runId() + "' AND " + StepMessage.GENERATION + " = " + d.generation() + ")")
+                .collect(Collectors.joining(" OR "));
+        String selector = StepMessage.RUN_ID + " IN (" + quoted(runIds) + ") AND ("
+                + (unmarkedOfDispatch.isEmpty() ? "FALSE" : "(" + PARKED_TOKEN + " IS NULL AND (" + unmarkedOfDispatch + "))")
                 + (tokens.isEmpty() ? "" : " OR " + PARKED_TOKEN + " IN (" + quoted(tokens) + ")") + ")";
         try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue), selector)) {
             long timeout = TAKE_TIMEOUT_MILLIS;
@@ -151,7 +169,8 @@ public class DeadLetterQueues {
         if (messageId == null || !messageId.matches("[A-Za-z0-9:._-]{1,200}")) {
             return false; // nothing a selector could name safely
         }
-        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue), "JMSMessageID = '" + messageId + "'")) {
+        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue),
+                "JMSMessageID = '" + messageId + "' AND " + PARKED_TOKEN + " IS NULL")) {
             return consumer.receive(TAKE_TIMEOUT_MILLIS) != null;
         }
     }

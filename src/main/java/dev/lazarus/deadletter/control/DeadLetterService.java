@@ -25,17 +25,13 @@ import jakarta.persistence.PersistenceContext;
 import java.io.StringReader;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.util.stream.Collectors;
 
 /**
  * The one place where a run and its open dead letter change, and the one way a dead letter comes to exist,
@@ -61,6 +57,9 @@ public class DeadLetterService {
 
     /** The actor of what happens through the Artemis console, which Lazarus only sees the effect of. */
     public static final String CONSOLE = "artemis-console";
+
+    private static final List<DeadLetterReason> ABOUT_MESSAGE = java.util.Arrays.stream(DeadLetterReason.values())
+            .filter(DeadLetterReason::aboutMessage).toList();
 
     /** Room for the rest of a run snapshot next to its payload. */
     private static final int SNAPSHOT_OVERHEAD = 2_000;
@@ -163,6 +162,25 @@ public class DeadLetterService {
     }
 
     /**
+     * A message that was parked with a dead letter about a message on its own came back from the DLQ (an operator
+     * pressed Retry in the Artemis console): it cannot resume anything, so it is parked again under the same dead
+     * letter, which says so. In the consumer's transaction.
+     *
+     * @return whether the message was such a one (and is settled)
+     */
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public boolean settleRetriedMessageOnItsOwn(DeadLetterQueues.ParkedMark mark, Message message, String queue) {
+        DeadLetter deadLetter = em.find(DeadLetter.class, mark.deadLetterId(), LockModeType.PESSIMISTIC_WRITE);
+        if (deadLetter == null || !deadLetter.parkedWith(mark.token()) || deadLetter.holdsRun()) {
+            return false;
+        }
+        deadLetter.addNote(CONSOLE, "retried from the Artemis console; a message on its own resumes nothing, so it was parked"
+                + " again in " + deadLetter.deadLetterQueue(), clock.instant());
+        deadLetterQueues.park(message, queue, deadLetter);
+        return true;
+    }
+
+    /**
      * Why this dead letter cannot bring its run back now, or empty if it can: the one check every requeue path
      * makes, under the locks of both rows.
      */
@@ -176,7 +194,7 @@ public class DeadLetterService {
             return Optional.of("dead letter " + id + ": run " + deadLetter.runId() + " was parked by the loop guard"
                     + " (lazarus.requeue.max-per-run = " + requeuePolicy.maxPerRun() + "); resolve or discard it instead");
         }
-        if (deadLetter.reason().aboutMessage()) {
+        if (deadLetter.reason().aboutMessage() && !deadLetter.holdsRun()) {
             return Optional.of("dead letter " + id + " (" + deadLetter.reason() + ") is about a message on its own"
                     + (deadLetter.runId() != null ? ", not about run " + deadLetter.runId() + "'s state" : "")
                     + ": there is nothing to resume; resolve or discard it instead");
@@ -218,45 +236,15 @@ public class DeadLetterService {
     }
 
     /**
-     * The dead letters already explaining these DLQ messages, found with two queries for the lot: the
-     * reconciler reads many messages a sweep. A message missing from the answer goes through {@link #explain}.
-     */
-    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
-    public Map<DlqMessage, Long> alreadyExplained(List<DlqMessage> messages) {
-        Map<DlqMessage, Long> explained = new HashMap<>();
-        Set<Long> parkedIds = messages.stream().map(DlqMessage::deadLetterId).filter(Objects::nonNull).collect(Collectors.toSet());
-        Set<Long> existing = parkedIds.isEmpty() ? Set.of() : Set.copyOf(em.createQuery(
-                "select d.id from DeadLetter d where d.id in :ids", Long.class).setParameter("ids", parkedIds).getResultList());
-        Set<UUID> runIds = messages.stream().map(DlqMessage::runId).filter(Objects::nonNull).collect(Collectors.toSet());
-        // the first dead letter of each dispatch that is not about a message on its own, as findForDispatch picks it
-        Map<String, Long> byDispatch = new HashMap<>();
-        if (!runIds.isEmpty()) {
-            for (Object[] row : em.createQuery("select d.runId, d.generation, d.id, d.reason from DeadLetter d where d.runId in :runs"
-                    + " order by d.id", Object[].class).setParameter("runs", runIds).getResultList()) {
-                if (!((DeadLetterReason) row[3]).aboutMessage()) {
-                    byDispatch.putIfAbsent(row[0] + ":" + row[1], (Long) row[2]);
-                }
-            }
-        }
-        for (DlqMessage message : messages) {
-            Long id = message.deadLetterId() != null && existing.contains(message.deadLetterId()) ? message.deadLetterId()
-                    : message.runId() != null ? byDispatch.get(message.runId() + ":" + message.generation()) : null;
-            if (id != null) {
-                explained.put(message, id);
-            }
-        }
-        return explained;
-    }
-
-    /**
      * Settles one message the broker (not Lazarus) put into a DLQ, in a transaction of its own: finds the dead
      * letter that explains it or records one with the reason the database supports, then marks the message (it
      * is taken out and parked again with the dead letter's token) so no later pass needs to look at it.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Explanation explain(StepDefinition step, DlqMessage message) {
-        Optional<DeadLetter> known = Optional.ofNullable(message.deadLetterId()).map(id -> em.find(DeadLetter.class, id));
-        if (known.isEmpty() && message.runId() != null && message.generation() != null) {
+        // an id without its token is not trusted (anyone can set a property); the dispatch is
+        Optional<DeadLetter> known = Optional.empty();
+        if (message.runId() != null && message.generation() != null) {
             known = findForDispatch(message.runId(), message.generation());
         }
         if (known.isEmpty() && message.messageId() != null) {
@@ -268,10 +256,14 @@ public class DeadLetterService {
         boolean recordedNow = known.isEmpty();
         DeadLetter deadLetter = known.orElseGet(() -> record(reportFor(step, message)));
         em.flush(); // the id must exist before the message is marked with it
-        // parked again, marked: the same message with the dead letter's token. If it is gone meanwhile (an operator
-        // purged or retried it), the dead letter stands on its own and the missing check will say so.
+        // parked again, marked: the same message with the dead letter's token, so no later pass reads it again
         if (deadLetterQueues.takeMessage(step.deadLetterQueue(), message.messageId())) {
             deadLetterQueues.park(message.message(), step.queue(), deadLetter);
+        } else if (recordedNow) {
+            // gone meanwhile (another node settled it, an operator purged it) or not addressable: record nothing, so
+            // a message is never explained twice; a message that stays is looked at again by the next pass
+            throw new IllegalStateException("message " + message.messageId() + " in " + step.deadLetterQueue()
+                    + " could not be taken to be marked; nothing recorded");
         }
         return new Explanation(deadLetter.id(), recordedNow);
     }
@@ -301,7 +293,8 @@ public class DeadLetterService {
         int failures = execution.map(StepExecution::failures).orElse(0);
         String counts = "the step started " + attempts + " time(s) and failed " + failures + " time(s), the broker delivered it "
                 + execution.map(StepExecution::deliveries).orElse(0) + "+ time(s)";
-        boolean exhausted = step.retryPolicy().exhaustedBy(failures);
+        boolean exhausted = step.retryPolicy().exhaustedBy(failures)
+                || step.retryPolicy().interruptedTooOften(execution.map(StepExecution::interrupted).orElse(0));
         return new DeadLetterReport(exhausted ? DeadLetterReason.RETRIES_EXHAUSTED : DeadLetterReason.UNDELIVERABLE,
                 step.queue(), run.id(), step.pipeline(), stepName, message.generation(), message.messageId(), null, attempts,
                 null, found + (exhausted ? "the step used its attempts but the consumer could not record why (" + counts + ")"
@@ -315,11 +308,13 @@ public class DeadLetterService {
 
     /** The dead letter recorded for this dispatch of the run (not one about a message on its own), open or not. */
     public Optional<DeadLetter> findForDispatch(UUID runId, long generation) {
-        return em.createQuery("select d from DeadLetter d where d.runId = :run and d.generation = :generation order by d.id", DeadLetter.class)
+        return em.createQuery("select d from DeadLetter d where d.runId = :run and d.generation = :generation"
+                        + " and d.reason not in :aboutMessage order by d.id", DeadLetter.class)
                 .setParameter("run", runId)
                 .setParameter("generation", generation)
+                .setParameter("aboutMessage", ABOUT_MESSAGE)
+                .setMaxResults(1)
                 .getResultStream()
-                .filter(d -> !d.reason().aboutMessage())
                 .findFirst();
     }
 

@@ -17,32 +17,35 @@ import java.util.UUID;
 public record DlqMessage(String messageId, Long deadLetterId, UUID runId, String step, Long generation, String body,
                          String problem, Message message) {
 
+    /** What the message says; one whose properties have the wrong types is read as malformed, never an error. */
     public static DlqMessage of(Message message) throws JMSException {
-        String body = message instanceof TextMessage text ? text.getText() : null;
-        Long deadLetterId = message.propertyExists(DeadLetterQueues.DEAD_LETTER_ID)
-                ? message.getLongProperty(DeadLetterQueues.DEAD_LETTER_ID) : null;
-        UUID runId = null;
-        String step = null;
-        Long generation = null;
-        String problem = null;
-        if (message.propertyExists(StepMessage.RUN_ID) && message.propertyExists(StepMessage.GENERATION)) {
-            try {
+        String messageId = message.getJMSMessageID();
+        String body = null;
+        try {
+            body = message instanceof TextMessage text ? text.getText() : null;
+            Long deadLetterId = message.propertyExists(DeadLetterQueues.DEAD_LETTER_ID)
+                    ? message.getLongProperty(DeadLetterQueues.DEAD_LETTER_ID) : null;
+            UUID runId;
+            String step;
+            Long generation;
+            if (message.propertyExists(StepMessage.RUN_ID) && message.propertyExists(StepMessage.GENERATION)) {
                 runId = UUID.fromString(message.getStringProperty(StepMessage.RUN_ID));
                 step = message.getStringProperty(StepMessage.STEP);
                 generation = message.getLongProperty(StepMessage.GENERATION);
-            } catch (IllegalArgumentException e) {
-                problem = "its lazarusRunId property is not a UUID";
+            } else {
+                try {
+                    StepMessage parsed = StepMessage.from(message);
+                    runId = parsed.runId();
+                    step = parsed.step();
+                    generation = parsed.generation();
+                } catch (StepMessage.MalformedStepMessage e) {
+                    return new DlqMessage(messageId, deadLetterId, null, null, null, body, e.getMessage(), message);
+                }
             }
-        } else {
-            try {
-                StepMessage parsed = StepMessage.from(message);
-                runId = parsed.runId();
-                step = parsed.step();
-                generation = parsed.generation();
-            } catch (StepMessage.MalformedStepMessage e) {
-                problem = e.getMessage();
-            }
+            return new DlqMessage(messageId, deadLetterId, runId, step, generation, body, null, message);
+        } catch (JMSException | RuntimeException e) {
+            return new DlqMessage(messageId, null, null, null, null, body,
+                    "its Lazarus properties cannot be read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", message);
         }
-        return new DlqMessage(message.getJMSMessageID(), deadLetterId, runId, step, generation, body, problem, message);
     }
 }

@@ -164,14 +164,14 @@ public class DeadLetter {
     public DeadLetter forRun(UUID run, String pipelineName, String step, Long runGeneration) {
         this.runId = run;
         this.openRunId = reason.aboutMessage() ? null : run;
-        this.pipeline = pipelineName;
-        this.stepName = step;
+        this.pipeline = Text.truncate(pipelineName, 100); // a message sent by hand may name anything
+        this.stepName = Text.truncate(step, 100);
         this.generation = runGeneration;
         return this;
     }
 
     public DeadLetter withMessage(String id, String body) {
-        this.messageId = id;
+        this.messageId = Text.truncate(id, 200);
         this.messageBody = Text.truncate(body, 16000);
         return this;
     }

@@ -43,8 +43,15 @@ public class StepProcessor {
 
     private static final Logger LOG = Logger.getLogger(StepProcessor.class.getName());
 
-    /** About a second in all before a message's run (or its newest dispatch) is declared not there. */
+    /** About a second in all before a delivery gives up looking for a message's run (or its newest dispatch). */
     private static final long[] RUN_VISIBILITY_WAITS_MILLIS = {20, 80, 200, 700};
+
+    /**
+     * Deliveries that roll back, for the broker to bring them again after the step's backoff, before a message
+     * whose run or dispatch the database still does not show is dead-lettered: long enough for a transaction
+     * whose database part commits late (in doubt after a crash, until recovery) to catch up. They spend no attempt.
+     */
+    static final int VISIBILITY_DELIVERIES = 5;
 
     /** What the consumer must do with its transaction. */
     public enum Outcome { COMMIT, ROLL_BACK }
@@ -67,6 +74,10 @@ public class StepProcessor {
     /** @param queue the queue the consumer serves (from its activation config) */
     public Outcome process(Message message, String queue) {
         int delivery = deliveryCount(message);
+        DeadLetterQueues.ParkedMark mark = DeadLetterQueues.ParkedMark.of(message);
+        if (mark != null && deadLetters.settleRetriedMessageOnItsOwn(mark, message, queue)) {
+            return Outcome.COMMIT;
+        }
         StepMessage stepMessage;
         try {
             stepMessage = StepMessage.from(message);
@@ -83,7 +94,7 @@ public class StepProcessor {
 
         Admission admission;
         try {
-            admission = admit(stepMessage, step, delivery, DeadLetterQueues.ParkedMark.of(message));
+            admission = admit(stepMessage, step, delivery, mark);
         } catch (EJBException e) {
             // typically a concurrent change to the run (a sweep, a requeue), or the database away: no attempt was
             // counted; let the broker redeliver and decide again
@@ -103,8 +114,11 @@ public class StepProcessor {
                 requeues.requeueFromConsole(admission.deadLetterId(), stepMessage.runId(), message, step);
                 yield Outcome.COMMIT;
             }
-            case STALE, AHEAD -> reject(DeadLetterReason.STALE_MESSAGE, queue, stepMessage, message, delivery, admission.detail());
-            case RUN_NOT_FOUND -> reject(DeadLetterReason.RUN_NOT_FOUND, queue, stepMessage, message, delivery, admission.detail());
+            case STALE -> reject(DeadLetterReason.STALE_MESSAGE, queue, stepMessage, message, delivery, admission.detail());
+            case AHEAD -> notYetVisible(delivery) ? Outcome.ROLL_BACK
+                    : reject(DeadLetterReason.STALE_MESSAGE, queue, stepMessage, message, delivery, admission.detail());
+            case RUN_NOT_FOUND -> notYetVisible(delivery) ? Outcome.ROLL_BACK
+                    : reject(DeadLetterReason.RUN_NOT_FOUND, queue, stepMessage, message, delivery, admission.detail());
             case WRONG_PIPELINE -> reject(DeadLetterReason.UNKNOWN_STEP, queue, stepMessage, message, delivery, admission.detail());
         };
     }
@@ -129,6 +143,15 @@ public class StepProcessor {
             admission = ledger.admit(message, step, delivery, parked);
         }
         return admission;
+    }
+
+    private static boolean notYetVisible(int delivery) {
+        if (delivery < VISIBILITY_DELIVERIES) {
+            LOG.log(Level.INFO, "Delivery {0} names a run or dispatch the database does not show yet; the broker brings it again",
+                    delivery);
+            return true;
+        }
+        return false;
     }
 
     private Outcome execute(StepMessage message, StepDefinition step, Admission admission, Message delivered) {

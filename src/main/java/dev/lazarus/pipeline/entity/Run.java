@@ -14,9 +14,9 @@ import java.util.UUID;
 /**
  * One execution of a pipeline on a JSON payload: the source of truth for what the run is doing.
  *
- * <p>{@code generation} is the fencing token every step message carries. It changes whenever messages
- * already in flight must stop counting: when a requeue dispatches afresh, and when the sweeper dead-letters
- * a run whose consumer may still be alive. A message is executed only if the run {@link #accepts} it.
+ * <p>{@code generation} is the fencing token every step message carries. It changes with every dispatch (the
+ * next step, a requeue) and when the sweeper dead-letters a run whose consumer may still be alive, so messages
+ * already in flight stop counting. A message is executed only if the run {@link #accepts} it.
  *
  * <p>{@code payload} is the pipeline's working document: each step receives it and returns the version the
  * next step sees.
@@ -99,9 +99,15 @@ public class Run {
         updatedAt = now;
     }
 
-    /** The current step succeeded: move on to {@code nextStep} with the step's output as the new payload. */
+    /**
+     * The current step succeeded: move on to {@code nextStep} with the step's output as the new payload, under a
+     * new generation. Every dispatch has its own, so a message of the next step that becomes visible before this
+     * change does (two-phase commit gives no order between the broker and the database) is recognised as ahead of
+     * the run, not mistaken for a stale one, and a late outcome of this step can never stop the next one.
+     */
     public void advanceTo(String nextStep, String newPayload, Instant now) {
         requireLive("advance");
+        generation++;
         currentStep = Objects.requireNonNull(nextStep, "nextStep");
         payload = Objects.requireNonNull(newPayload, "newPayload");
         state = RunState.PENDING;

@@ -20,7 +20,8 @@ class RunTest {
         assertFalse(run.accepts("a", 2));
         run.advanceTo("b", "{}", now);
         assertFalse(run.accepts("a", 1), "a redelivered message for a finished step is stale");
-        assertTrue(run.accepts("b", 1));
+        assertFalse(run.accepts("b", 1), "every dispatch has its own generation");
+        assertTrue(run.accepts("b", 2));
     }
 
     @Test
