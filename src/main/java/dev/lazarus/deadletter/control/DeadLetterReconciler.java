@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.pipeline.control.PipelineDefinition;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
+import dev.lazarus.platform.control.Failures;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -128,19 +129,12 @@ public class DeadLetterReconciler {
                 failed++;
                 LOG.log(Level.SEVERE, "Could not record the dead letter of message {0} in {1} (run {2}); it stays there"
                         + " unexplained and the next sweep tries again: {3}", new Object[] {message.messageId(),
-                        step.deadLetterQueue(), message.runId(), rootMessage(e)});
+                        step.deadLetterQueue(), message.runId(), Failures.rootMessage(e)});
             }
         }
         return new int[] {recorded, failed};
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getClass().getSimpleName() + ": " + root.getMessage();
-    }
 
     /**
      * @param recorded       dead letters written for messages nothing explained

@@ -9,6 +9,7 @@ import dev.lazarus.deadletter.control.RequeueService;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.platform.control.Failures;
 import jakarta.ejb.EJBException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
@@ -99,7 +100,7 @@ public class StepProcessor {
             // typically a concurrent change to the run (a sweep, a requeue), or the database away: no attempt was
             // counted; let the broker redeliver and decide again
             LOG.log(Level.WARNING, "Could not admit {0} (delivery {1}), the broker will redeliver: {2}",
-                    new Object[] {stepMessage.idempotencyKey(), delivery, rootMessage(e)});
+                    new Object[] {stepMessage.idempotencyKey(), delivery, Failures.rootMessage(e)});
             return Outcome.ROLL_BACK;
         }
         return switch (admission.verdict()) {
@@ -181,7 +182,7 @@ public class StepProcessor {
             return Outcome.COMMIT;
         } catch (EJBException | PersistenceException e) {
             LOG.log(Level.WARNING, "Could not record the success of {0}, the broker will redeliver: {1}",
-                    new Object[] {message.idempotencyKey(), rootMessage(e)});
+                    new Object[] {message.idempotencyKey(), Failures.rootMessage(e)});
             return Outcome.ROLL_BACK;
         }
     }
@@ -200,7 +201,7 @@ public class StepProcessor {
                 ledger.attemptFailed(message, step, failure);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Could not record the failed attempt of {0}; it counts as interrupted: {1}",
-                        new Object[] {message.idempotencyKey(), rootMessage(e)});
+                        new Object[] {message.idempotencyKey(), Failures.rootMessage(e)});
             }
         }
         return Outcome.ROLL_BACK;
@@ -218,12 +219,12 @@ public class StepProcessor {
                     messageId, attempt, failure));
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}: {2}); its next delivery tries again: {3}",
-                    new Object[] {message.idempotencyKey(), reason, String.valueOf(failure), rootMessage(e)});
+                    new Object[] {message.idempotencyKey(), reason, String.valueOf(failure), Failures.rootMessage(e)});
             try {
                 ledger.attemptFailed(message, step, failure); // counted, so the next delivery gives up instead of retrying
             } catch (RuntimeException alsoFailed) {
                 LOG.log(Level.SEVERE, "Could not record the failed attempt of {0} either: {1}",
-                        new Object[] {message.idempotencyKey(), rootMessage(alsoFailed)});
+                        new Object[] {message.idempotencyKey(), Failures.rootMessage(alsoFailed)});
             }
         }
     }
@@ -240,7 +241,7 @@ public class StepProcessor {
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}); its message is parked in {2} without one,"
                     + " and the reconciler records it: {3}", new Object[] {message.idempotencyKey(), admission.detail(),
-                    step.deadLetterQueue(), rootMessage(e)});
+                    step.deadLetterQueue(), Failures.rootMessage(e)});
             deadLetterQueues.parkUnexplained(delivered, step.queue());
             return Outcome.COMMIT;
         }
@@ -296,11 +297,4 @@ public class StepProcessor {
         }
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getClass().getSimpleName() + ": " + root.getMessage();
-    }
 }

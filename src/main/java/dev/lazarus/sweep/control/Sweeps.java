@@ -2,6 +2,7 @@ package dev.lazarus.sweep.control;
 
 import dev.lazarus.deadletter.control.DeadLetterReconciler;
 import dev.lazarus.sweep.control.StalenessRules.Kind;
+import dev.lazarus.platform.control.Failures;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -79,20 +80,13 @@ public class Sweeps {
                     // sweep finds it no longer stale); otherwise its dead letter could not be written: say so loudly
                     LOG.log(Level.WARNING, "Run {0} could not be dead-lettered by this sweep (changed meanwhile, or its"
                             + " diagnostics could not be written); the next sweep looks at it again: {1}",
-                            new Object[] {run, rootMessage(e)});
+                            new Object[] {run, Failures.rootMessage(e)});
                 }
             }
             return count;
         }
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getClass().getSimpleName() + ": " + root.getMessage();
-    }
 
     public record SweepReport(Instant startedAt, Duration took, int candidates, Map<Kind, Integer> deadLettered,
                               DeadLetterReconciler.Result reconciled) {
