@@ -8,6 +8,9 @@
 #   stack.sh demo-up | demo-down   the local stack: broker, WildFly with the WAR, demo runs submitted
 #   stack.sh demo-kill             kill -9 the demo stack's WildFly (the crash drill's fault)
 #   stack.sh demo-restart          start it again with its state (data, deployment, transaction log)
+#   stack.sh broker-kill | broker-restart   kill -9 the demo stack's broker / start it again (broker drill)
+#   stack.sh db-stop | db-start    stop / start the machine's PostgreSQL under a demo stack on PostgreSQL
+#                                  (database drill; needs root, like .ci/postgres.sh)
 #
 # Environment (set by the pom): WILDFLY_HOME, ARTEMIS_HOME, STACK_DIR, BROKER_PORT, CONSOLE_PORT,
 # LAZARUS_DB (h2|postgresql), JDBC_DRIVER, WAR.
@@ -71,6 +74,7 @@ wildfly_configure() {
         || { log "WildFly configuration failed, see $STACK_DIR/configure.log"; cat "$STACK_DIR/configure.log"; return 1; }
     "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u viewer -p "$VIEWER_PASSWORD" -g viewer
     "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u operator -p "$OPERATOR_PASSWORD" -g viewer,operator
+    echo "${LAZARUS_DB:-h2}" > "$STACK_DIR/database"
     log "WildFly base directory $base configured (database: ${LAZARUS_DB:-h2})"
 }
 
@@ -108,6 +112,32 @@ deploy_war() {
         sleep 0.25
     done
     log "Lazarus was not deployed within 120 s, see $STACK_DIR/wildfly/log/server.log"; return 1
+}
+
+broker_kill() {
+    local pidfile="$STACK_DIR/broker/data/artemis.pid"
+    [ -f "$pidfile" ] || { log "no broker pid file at $pidfile"; return 1; }
+    local pid; pid=$(cat "$pidfile")
+    kill -9 "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    rm -f "$pidfile"
+    log "Artemis broker (pid $pid) killed with SIGKILL"
+}
+
+# The machine's PostgreSQL cluster (the one .ci/postgres.sh prepares), only under a stack that uses it.
+postgres_ctl() { # stop|start
+    if [ "$(cat "$STACK_DIR/database" 2>/dev/null)" != postgresql ]; then
+        log "the demo stack does not run on PostgreSQL (mvn -Pdemo package -Dlazarus.db=postgresql)"; return 1
+    fi
+    local version; version=$(ls /etc/postgresql | sort -n | tail -1)
+    if [ "$1" = stop ]; then
+        pg_ctlcluster "$version" main stop -m fast
+        log "PostgreSQL $version stopped"
+    else
+        pg_ctlcluster "$version" main start
+        for _ in $(seq 1 120); do su postgres -c "pg_isready -q" && break; sleep 0.25; done
+        log "PostgreSQL $version started"
+    fi
 }
 
 # Demo runs: healthy ones, transient failures that recover, and poison ones that end as dead letters
@@ -176,11 +206,25 @@ INFO
         wildfly_start
         log "WildFly started again with its state"
         ;;
+    broker-kill)
+        broker_kill
+        ;;
+    broker-restart)
+        "$STACK_DIR/broker/bin/artemis-service" start > /dev/null
+        wait_for_port "$BROKER_PORT" "Artemis" 60
+        log "Artemis broker started again with its journal"
+        ;;
+    db-stop)
+        postgres_ctl stop
+        ;;
+    db-start)
+        postgres_ctl start
+        ;;
     demo-down)
         wildfly_stop
         broker_down
         log "Stopped"
         ;;
     *)
-        echo "usage: $0 it-up|it-down|demo-up|demo-down|demo-kill|demo-restart" >&2; exit 2 ;;
+        echo "usage: $0 it-up|it-down|demo-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start" >&2; exit 2 ;;
 esac

@@ -41,6 +41,17 @@ public class Api {
                 .POST(HttpRequest.BodyPublishers.ofString(body == null ? "" : body)));
     }
 
+    /** A POST of raw bytes (for bodies that are not valid text). */
+    public Response postBytes(String path, String contentType, byte[] body) {
+        return send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+    }
+
+    /** A JSON POST with one more header, e.g. an Idempotency-Key. */
+    public Response post(String path, String body, String header, String value) {
+        return send(request(path).header("Content-Type", "application/json").header(header, value)
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
     /** Starts a demo run and returns its id. */
     public String startRun(String payloadJson) {
         Response created = post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":" + payloadJson + "}");

@@ -35,6 +35,24 @@ public class Broker {
         }
     }
 
+    /** Drops a message of any kind straight into a queue; returns the message id the broker gave it. */
+    public String send(String queue, MessageMaker maker) {
+        try (Connection connection = factory.createConnection();
+             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+            Message message = maker.make(session);
+            session.createProducer(session.createQueue(queue)).send(message);
+            return message.getJMSMessageID();
+        } catch (JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Builds a message in a session. */
+    @FunctionalInterface
+    public interface MessageMaker {
+        Message make(Session session) throws JMSException;
+    }
+
     /** The messages in {@code queue} matching {@code selector}, left in place. */
     public List<Message> browse(String queue, String selector) {
         try (Connection connection = factory.createConnection();

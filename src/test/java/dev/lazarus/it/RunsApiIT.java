@@ -4,11 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lazarus.it.Api.Response;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
-/** Starting runs over HTTP: created with a Location, and every bad request refused with a problem, storing nothing. */
+/** Starting runs over HTTP: created with a Location, retried safely with an Idempotency-Key, and every bad request refused with a problem, storing nothing. */
 class RunsApiIT extends LazarusIT {
 
     @Test
@@ -18,6 +25,59 @@ class RunsApiIT extends LazarusIT {
         String id = created.json().getString("id");
         assertTrue(created.location().endsWith("/api/runs/" + id), created.location());
         assertEquals("document-ingestion", viewer.get("api/runs/" + id).ok().json().getString("pipeline"));
+    }
+
+    @Test
+    void aRetriedSubmissionWithItsIdempotencyKeyFindsTheRunTheFirstOneStarted() {
+        String key = UUID.randomUUID().toString();
+        String body = "{\"pipeline\":\"document-ingestion\",\"payload\":{\"url\":\"retried\"}}";
+        Response first = operator.post("api/runs", body, "Idempotency-Key", key);
+        assertEquals(201, first.status(), first.body());
+        long count = runCount();
+
+        Response retry = operator.post("api/runs", body, "Idempotency-Key", key);
+        assertEquals(200, retry.status(), retry.body());
+        assertEquals(first.json().getString("id"), retry.json().getString("id"));
+        assertEquals(first.location(), retry.location());
+        assertEquals(count, runCount(), "a retry starts no second run");
+
+        assertRefused(() -> operator.post("api/runs", body.replace("retried", "another document"), "Idempotency-Key", key),
+                422, "different request");
+    }
+
+    @Test
+    void submissionsRacingWithOneIdempotencyKeyStartOneRun() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String body = "{\"pipeline\":\"document-ingestion\",\"payload\":{\"url\":\"raced\"}}";
+        long before = runCount();
+        ExecutorService clients = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Response>> answers = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                answers.add(clients.submit(() -> operator.post("api/runs", body, "Idempotency-Key", key)));
+            }
+            Set<String> runs = new HashSet<>();
+            int created = 0;
+            for (Future<Response> answer : answers) {
+                Response response = answer.get();
+                assertTrue(response.status() == 201 || response.status() == 200, response.toString());
+                created += response.status() == 201 ? 1 : 0;
+                runs.add(response.json().getString("id"));
+            }
+            assertEquals(1, created, "exactly one submission created the run");
+            assertEquals(1, runs.size(), "every submission answered with that run: " + runs);
+            assertEquals(before + 1, runCount());
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    @Test
+    void anIdempotencyKeyThatIsNoKeyIsRefused() {
+        assertRefused(() -> operator.post("api/runs", "{\"pipeline\":\"document-ingestion\"}", "Idempotency-Key", "x".repeat(201)),
+                400, "Idempotency-Key");
+        assertRefused(() -> operator.post("api/runs", "{\"pipeline\":\"document-ingestion\"}", "Idempotency-Key", "two words"),
+                400, "Idempotency-Key");
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -90,17 +91,21 @@ public class DeadLetterQueues {
 
     private void send(Message message, String queue, DeadLetter deadLetter) {
         try {
-            Message copy = copyOf(message);
-            List<String> dropped = new ArrayList<>();
+            Map<String, Object> properties = new LinkedHashMap<>();
             for (String name : Collections.list(propertyNames(message))) {
                 // JMSX*, JMS_* and _AMQ* properties belong to the provider and the broker; an old mark is replaced below
                 if (!name.startsWith("JMS") && !name.startsWith("_AMQ") && !name.startsWith("__AMQ")
                         && !name.equals(DEAD_LETTER_ID) && !name.equals(PARKED_TOKEN)) {
-                    try {
-                        copy.setObjectProperty(name, message.getObjectProperty(name));
-                    } catch (JMSException | RuntimeException notAJmsName) {
-                        dropped.add(name); // e.g. an AMQP name JMS does not allow: the message must still be kept
-                    }
+                    properties.put(name, message.getObjectProperty(name));
+                }
+            }
+            Message copy = copyOf(message);
+            List<String> dropped = new ArrayList<>();
+            for (Map.Entry<String, Object> property : properties.entrySet()) {
+                try {
+                    copy.setObjectProperty(property.getKey(), property.getValue());
+                } catch (JMSException | RuntimeException notAJmsName) {
+                    dropped.add(property.getKey()); // e.g. an AMQP name JMS does not allow: the message must still be kept
                 }
             }
             if (!dropped.isEmpty()) {
@@ -240,8 +245,12 @@ public class DeadLetterQueues {
             copy.writeBytes(body);
             return copy;
         }
-        // Map, object and stream bodies are never step messages; keep what can be shown.
-        return jms.createTextMessage(String.valueOf(message));
+        // Map, object and stream bodies are never step messages, and copying them would mean reading them: an
+        // object body would be deserialized, which a message from anyone must never be. The message itself is sent
+        // on, its body untouched; its properties are cleared first (a received message's are read-only) and set
+        // again by the caller.
+        message.clearProperties();
+        return message;
     }
 
     @SuppressWarnings("unchecked")

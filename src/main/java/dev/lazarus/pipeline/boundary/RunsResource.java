@@ -9,12 +9,15 @@ import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Failures;
+import jakarta.ejb.EJBException;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -25,18 +28,23 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.InputStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Runs over HTTP. {@code POST /api/runs} with {@code {"pipeline": "...", "payload": {...}}} starts one;
- * anything wrong with the request is refused with a problem response before anything is stored.
+ * anything wrong with the request is refused with a problem response before anything is stored. A client
+ * that may retry a submission it got no answer to names it with an {@code Idempotency-Key} header: the retry
+ * answers 200 with the run the first one created (201 is for a run this request created).
  */
 @Path("runs")
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class RunsResource {
+
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
 
     @Inject
     Runs runs;
@@ -49,7 +57,8 @@ public class RunsResource {
     int maxPayloadBytes;
 
     @POST
-    public Response start(InputStream body, @Context UriInfo uri) {
+    public Response start(InputStream body, @HeaderParam(IDEMPOTENCY_KEY) String submissionKey, @Context UriInfo uri) {
+        checkSubmissionKey(submissionKey);
         JsonObject request = readRequest(body);
         if (!(request.get("pipeline") instanceof JsonString pipeline) || pipeline.getString().isBlank()) {
             throw Problem.badRequest("'pipeline' is required and must be a string naming a pipeline");
@@ -61,10 +70,33 @@ public class RunsResource {
         if (payload.toString().getBytes(StandardCharsets.UTF_8).length > maxPayloadBytes) {
             throw Problem.tooLarge("the payload is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
         }
-        Run run = runs.start(pipeline.getString(), payload.asJsonObject());
-        return Response.created(uri.getAbsolutePathBuilder().path(run.id().toString()).build())
-                .entity(RunView.summary(run))
-                .build();
+        Runs.Started started = start(pipeline.getString(), payload.asJsonObject(), submissionKey);
+        Run run = started.run();
+        URI location = uri.getAbsolutePathBuilder().path(run.id().toString()).build();
+        if (!started.created()) {
+            return Response.ok(RunView.summary(run)).location(location).header("Idempotency-Replayed", "true").build();
+        }
+        return Response.created(location).entity(RunView.summary(run)).build();
+    }
+
+    private Runs.Started start(String pipeline, JsonObject payload, String submissionKey) {
+        try {
+            return runs.start(pipeline, payload, submissionKey);
+        } catch (EJBException raced) {
+            // Two submissions with one key at once: the later insert fails on the key; the earlier run is there now.
+            if (submissionKey != null && Failures.isDuplicateKey(raced)) {
+                return runs.start(pipeline, payload, submissionKey);
+            }
+            throw raced;
+        }
+    }
+
+    private static void checkSubmissionKey(String key) {
+        if (key != null && (key.isEmpty() || key.length() > Run.SUBMISSION_KEY_LENGTH
+                || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e))) {
+            throw Problem.badRequest(IDEMPOTENCY_KEY + " must be 1 to " + Run.SUBMISSION_KEY_LENGTH
+                    + " visible ASCII characters (a UUID is a good choice)");
+        }
     }
 
     @GET

@@ -10,7 +10,11 @@ import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.TypedQuery;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -33,17 +37,59 @@ public class Runs {
 
     /** Stores the run and dispatches its first step in one transaction: both happen or neither does. */
     public Run start(String pipelineName, JsonObject payload) {
+        return start(pipelineName, payload, null).run();
+    }
+
+    /** A submission's outcome: the run, and whether this submission created it or an earlier one with its key did. */
+    public record Started(Run run, boolean created) {
+    }
+
+    /**
+     * Starts a run like {@link #start(String, JsonObject)}; with a {@code submissionKey} (the client's
+     * Idempotency-Key) a run an earlier submission with that key created is returned instead, and a key
+     * reused for a different request is refused. Two submissions with one key racing each other: the second
+     * one's insert fails on the unique key and rolls back; the caller asks again and finds the first one's run.
+     */
+    public Started start(String pipelineName, JsonObject payload, String submissionKey) {
         PipelineDefinition pipeline = pipelines.find(pipelineName).orElseThrow(() -> Problem.unprocessable(
                 "unknown pipeline '" + pipelineName + "'; known pipelines: "
                         + pipelines.all().stream().map(PipelineDefinition::name).toList()));
+        String digest = submissionKey == null ? null : sha256(pipeline.name() + "\n" + payload);
+        if (submissionKey != null) {
+            Optional<Run> earlier = findBySubmissionKey(submissionKey);
+            if (earlier.isPresent()) {
+                if (!earlier.get().createdBy(digest)) {
+                    throw Problem.unprocessable("Idempotency-Key '" + submissionKey + "' was already used for a different request"
+                            + " (it started run " + earlier.get().id() + "); a retry must send the same pipeline and payload");
+                }
+                return new Started(earlier.get(), false);
+            }
+        }
         StepDefinition first = pipeline.first();
         Run run = new Run(pipeline.name(), first.name(), payload.toString(), clock.instant());
+        if (submissionKey != null) {
+            run.submittedAs(submissionKey, digest);
+        }
         em.persist(run);
         // Write the row before the message is sent: the database then joins the XA transaction first and
         // commits first, so a consumer never receives the message before it can read the run.
         em.flush();
         dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()));
-        return run;
+        return new Started(run, true);
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    public Optional<Run> findBySubmissionKey(String submissionKey) {
+        return em.createQuery("select r from Run r where r.submissionKey = :key", Run.class)
+                .setParameter("key", submissionKey)
+                .getResultStream().findFirst();
     }
 
     public Optional<Run> find(UUID id) {

@@ -28,6 +28,9 @@ public class Run {
     /** The size of the payload column: no step output may be larger. */
     public static final int MAX_PAYLOAD = 200_000;
 
+    /** The longest Idempotency-Key a client may name its submission with. */
+    public static final int SUBMISSION_KEY_LENGTH = 200;
+
     @Id
     private UUID id;
 
@@ -62,6 +65,14 @@ public class Run {
 
     @Column(name = "finished_at")
     private Instant finishedAt;
+
+    /** The client's name for the submission that created the run (its Idempotency-Key), if it gave one. */
+    @Column(name = "submission_key", length = SUBMISSION_KEY_LENGTH)
+    private String submissionKey;
+
+    /** A digest of that submission's pipeline and payload: a retry must send the same request. */
+    @Column(name = "submission_digest", length = 64)
+    private String submissionDigest;
 
     @Version
     private long version;
@@ -170,6 +181,21 @@ public class Run {
         }
     }
 
+    /** Names the run by the submission that created it, so a retry of that submission finds it. Once, before it is stored. */
+    public void submittedAs(String key, String digest) {
+        if (submissionKey != null) {
+            throw new IllegalStateException("run " + id + " already has submission key " + submissionKey);
+        }
+        this.submissionKey = Objects.requireNonNull(key, "key");
+        this.submissionDigest = Objects.requireNonNull(digest, "digest");
+    }
+
+    /** Whether a submission with this digest is the one that created the run (and not another request reusing its key). */
+    public boolean createdBy(String digest) {
+        return Objects.equals(submissionDigest, digest);
+    }
+
+    public String submissionKey() { return submissionKey; }
     public UUID id() { return id; }
     public String pipeline() { return pipeline; }
     public RunState state() { return state; }

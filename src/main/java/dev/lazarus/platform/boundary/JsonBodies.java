@@ -11,6 +11,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -40,14 +43,30 @@ public final class JsonBodies {
         if (bytes.length == 0) {
             throw Problem.badRequest("the request body is empty; expected " + expected);
         }
-        try (var reader = JSON.createReader(new StringReader(new String(bytes, StandardCharsets.UTF_8)))) {
-            JsonValue value = reader.readValue();
-            if (value.getValueType() != JsonValue.ValueType.OBJECT) {
-                throw Problem.badRequest("the request body must be a JSON object: " + expected);
-            }
-            return value.asJsonObject();
+        JsonValue value;
+        try (var reader = JSON.createReader(new StringReader(utf8(bytes)))) {
+            value = reader.readValue();
         } catch (JsonException e) {
             throw Problem.badRequest("the request body is not valid JSON: " + e.getMessage());
+        } catch (RuntimeException e) {
+            // Parsson refuses input nested deeper than its limit (1 000) with a plain RuntimeException
+            throw Problem.badRequest("the request body is not acceptable JSON: " + e.getMessage());
+        }
+        if (value.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw Problem.badRequest("the request body must be a JSON object: " + expected);
+        }
+        return value.asJsonObject();
+    }
+
+    /** JSON text is UTF-8 (RFC 8259): bytes that are not are refused, never replaced by U+FFFD and stored. */
+    private static String utf8(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw Problem.badRequest("the request body is not valid UTF-8 (JSON text must be)");
         }
     }
 

@@ -2,6 +2,7 @@ package dev.lazarus.platform.boundary;
 
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
+import dev.lazarus.platform.control.Failures;
 import dev.lazarus.platform.control.Problem;
 import jakarta.ejb.EJBAccessException;
 import jakarta.json.JsonObjectBuilder;
@@ -9,6 +10,7 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -26,6 +28,11 @@ public final class ProblemMapper {
     }
 
     static Response problem(int status, String title, String detail) {
+        return Response.status(status).type(PROBLEM_JSON).entity(problemJson(status, title, detail)).build();
+    }
+
+    /** The problem body itself, for the few refusals made before JAX-RS sees the request. */
+    static String problemJson(int status, String title, String detail) {
         JsonObjectBuilder body = JSON.createObjectBuilder()
                 .add("type", "about:blank")
                 .add("title", title)
@@ -33,7 +40,7 @@ public final class ProblemMapper {
         if (detail != null) {
             body.add("detail", detail);
         }
-        return Response.status(status).type(PROBLEM_JSON).entity(body.build().toString()).build();
+        return body.build().toString();
     }
 
     @Provider
@@ -58,15 +65,26 @@ public final class ProblemMapper {
 
     /**
      * Anything else is a server error: logged in full with an id, answered with that id only, so no
-     * internals (class names, SQL, stack traces) reach the client.
+     * internals (class names, SQL, stack traces) reach the client. When the broker or the database could not
+     * be reached it is 503 with Retry-After: nothing was done, and the same request may be sent again (with an
+     * Idempotency-Key when it starts a run, in case it was done after all).
      */
     @Provider
     public static class ServerErrors implements ExceptionMapper<Exception> {
         private static final Logger LOG = Logger.getLogger(ServerErrors.class.getName());
+        private static final int RETRY_AFTER_SECONDS = 5;
 
         @Override
         public Response toResponse(Exception exception) {
             String incident = UUID.randomUUID().toString();
+            Optional<String> unavailable = Failures.unavailableDependency(exception);
+            if (unavailable.isPresent()) {
+                LOG.log(Level.WARNING, "Request refused, incident {0}: {1} is unavailable ({2})",
+                        new Object[] {incident, unavailable.get(), Failures.rootMessage(exception)});
+                return Response.fromResponse(problem(503, "Service unavailable", unavailable.get()
+                                + " cannot be reached; nothing was done, try again shortly (incident " + incident + ")"))
+                        .header("Retry-After", RETRY_AFTER_SECONDS).build();
+            }
             LOG.log(Level.SEVERE, "Request failed, incident " + incident, exception);
             return problem(500, "Internal server error", "the request failed on the server; the log names incident " + incident);
         }

@@ -1,0 +1,53 @@
+package dev.lazarus.platform.boundary;
+
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.servlet.ServletExtension;
+import io.undertow.servlet.api.DeploymentInfo;
+import io.undertow.util.Headers;
+import jakarta.servlet.ServletContext;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The one limit on request bodies, answered like every other refusal. WildFly's HTTP listener would refuse a
+ * body over its {@code max-post-size} itself, with a bare 400 and no body, before the application sees the
+ * request; {@code wildfly-config/lazarus.cli} therefore lifts that limit (0) and this handler, the first of the
+ * deployment (before security, forms and servlets), enforces {@code lazarus.http.max-request-bytes} (1 MiB by
+ * default) instead: a declared length over it is answered 413 with a problem body and the connection closed
+ * without reading the body; a body without a declared length (chunked) is cut off when it passes the limit.
+ * The API's own, smaller limits (a run's payload) still apply after it.
+ */
+public class RequestSizeLimit implements ServletExtension {
+
+    private static final Logger LOG = Logger.getLogger(RequestSizeLimit.class.getName());
+    static final String PROPERTY = "lazarus.http.max-request-bytes";
+    static final long DEFAULT = 1024 * 1024;
+
+    @Override
+    public void handleDeployment(DeploymentInfo deployment, ServletContext context) {
+        long limit = Long.getLong(PROPERTY, DEFAULT);
+        LOG.log(Level.INFO, "Request bodies are limited to {0,number,#} bytes ({1})", new Object[] {limit, PROPERTY});
+        deployment.addInitialHandlerChainWrapper(next -> limited(next, limit));
+    }
+
+    private static HttpHandler limited(HttpHandler next, long limit) {
+        return exchange -> {
+            long declared = exchange.getRequestContentLength();
+            if (declared > limit) {
+                refuse(exchange, declared, limit);
+                return;
+            }
+            exchange.setMaxEntitySize(limit);
+            next.handleRequest(exchange);
+        };
+    }
+
+    private static void refuse(HttpServerExchange exchange, long declared, long limit) {
+        exchange.setStatusCode(413);
+        exchange.setPersistent(false); // the body is never read: close the connection rather than drain it
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, ProblemMapper.PROBLEM_JSON);
+        exchange.getResponseSender().send(ProblemMapper.problemJson(413, "Payload too large",
+                "the request body has " + declared + " bytes; this server accepts at most " + limit + " (" + PROPERTY + ")"));
+    }
+}

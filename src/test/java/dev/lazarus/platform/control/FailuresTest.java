@@ -1,0 +1,45 @@
+package dev.lazarus.platform.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.ejb.EJBException;
+import jakarta.jms.JMSRuntimeException;
+import java.sql.SQLException;
+import java.util.Optional;
+import javax.transaction.xa.XAException;
+import org.apache.activemq.artemis.api.core.ActiveMQConnectionTimedOutException;
+import org.junit.jupiter.api.Test;
+
+class FailuresTest {
+
+    @Test
+    void aBrokerThatCannotBeReachedIsNamedThroughTheContainersWrapping() {
+        assertEquals(Optional.of("the broker"),
+                Failures.unavailableDependency(new EJBException(new RuntimeException(new JMSRuntimeException("Could not create session")))));
+    }
+
+    @Test
+    void aFailedCommitNamesTheResourceItsSuppressedErrorsBlame() {
+        Exception rollback = new IllegalStateException("ARJUNA016053: Could not commit transaction.");
+        XAException xa = new XAException(XAException.XAER_RMFAIL);
+        xa.initCause(new ActiveMQConnectionTimedOutException("AMQ219014: Timed out after waiting 10000 ms"));
+        rollback.addSuppressed(xa);
+        assertEquals(Optional.of("the broker"), Failures.unavailableDependency(new EJBException(rollback)));
+    }
+
+    @Test
+    void aDatabaseWithoutConnectionsIsNamedButAConstraintIsNot() {
+        assertEquals(Optional.of("the database"), Failures.unavailableDependency(new RuntimeException(new SQLException("refused", "08001"))));
+        assertEquals(Optional.of("the database"), Failures.unavailableDependency(new SQLException("terminating connection", "57P01")));
+        assertFalse(Failures.unavailableDependency(new SQLException("duplicate key", "23505")).isPresent());
+        assertFalse(Failures.unavailableDependency(new IllegalStateException("a bug")).isPresent());
+    }
+
+    @Test
+    void aDuplicateKeyIsRecognisedByItsSqlState() {
+        assertTrue(Failures.isDuplicateKey(new EJBException(new RuntimeException(new SQLException("duplicate key", "23505")))));
+        assertFalse(Failures.isDuplicateKey(new SQLException("refused", "08001")));
+    }
+}
