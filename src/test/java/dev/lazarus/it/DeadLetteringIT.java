@@ -73,11 +73,12 @@ class DeadLetteringIT extends LazarusIT {
         String ghost = UUID.randomUUID().toString();
         broker.send(PARSE, "{\"runId\":\"" + ghost + "\",\"step\":\"parse\",\"generation\":1}");
 
-        JsonObject deadLetter = Await.until("a RUN_NOT_FOUND dead letter", Duration.ofSeconds(30),
+        JsonObject deadLetter = Await.until("a RUN_NOT_FOUND dead letter", Duration.ofSeconds(60),
                 () -> viewer.get("api/dead-letters?runId=" + ghost).ok().json().getJsonArray("items"),
                 items -> !items.isEmpty()).getJsonObject(0);
         assertEquals("RUN_NOT_FOUND", deadLetter.getString("reason"));
-        assertEquals(5, deadLetter.getInt("attempts"), "looked for again over a few deliveries (a late commit may still show it), no step ran");
+        assertTrue(deadLetter.getInt("attempts") >= 5, "looked for again a few times (a late commit may still show it): " + deadLetter);
+        assertTrue(deadLetter.getString("errorMessage").contains("not shown after"), deadLetter.getString("errorMessage"));
         // sent past the API, it names the run only in its body
         assertEquals(1, broker.browse("DLQ." + PARSE, null).stream().filter(m -> String.valueOf(text(m)).contains(ghost)).count());
     }

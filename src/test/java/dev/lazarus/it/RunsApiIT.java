@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lazarus.it.Api.Response;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -95,6 +96,31 @@ class RunsApiIT extends LazarusIT {
         String big = "x".repeat(70_000);
         assertRefused(() -> operator.post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":{\"content\":\"" + big + "\"}}"),
                 413, "65536");
+    }
+
+    @Test
+    void aBodyOverTheServersOwnLimitIsRefusedWithAProblemBeforeItIsRead() {
+        byte[] body = ("{\"pipeline\":\"document-ingestion\",\"payload\":{\"content\":\"" + "y".repeat(12 * 1024 * 1024) + "\"}}")
+                .getBytes(StandardCharsets.US_ASCII);
+        assertRefused(() -> operator.postBytes("api/runs", "application/json", body), 413, "lazarus.http.max-request-bytes");
+    }
+
+    @Test
+    void aBodyThatIsNotUtf8IsRefusedNotStoredWithReplacementCharacters() {
+        byte[] head = "{\"pipeline\":\"document-ingestion\",\"payload\":{\"url\":\"".getBytes(StandardCharsets.UTF_8);
+        byte[] tail = "\"}}".getBytes(StandardCharsets.UTF_8);
+        byte[] body = new byte[head.length + 2 + tail.length];
+        System.arraycopy(head, 0, body, 0, head.length);
+        body[head.length] = (byte) 0xC3;
+        body[head.length + 1] = (byte) 0x28; // not a continuation byte: invalid UTF-8
+        System.arraycopy(tail, 0, body, head.length + 2, tail.length);
+        assertRefused(() -> operator.postBytes("api/runs", "application/json", body), 400, "UTF-8");
+    }
+
+    @Test
+    void jsonNestedDeeperThanTheParserAllowsIsABadRequestNotAServerError() {
+        assertRefused(() -> operator.post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":{\"a\":"
+                + "[".repeat(20_000) + "]".repeat(20_000) + "}}"), 400, "nested");
     }
 
     @Test

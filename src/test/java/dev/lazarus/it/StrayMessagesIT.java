@@ -2,12 +2,17 @@ package dev.lazarus.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lazarus.it.Api.Response;
+import jakarta.jms.MapMessage;
+import jakarta.jms.Message;
+import jakarta.jms.ObjectMessage;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -120,5 +125,33 @@ class StrayMessagesIT extends LazarusIT {
         assertEquals("STALE_MESSAGE", stale.getString("reason"));
         assertTrue(stale.getInt("attempts") >= 5, "the database was given a few deliveries to show the dispatch: " + stale);
         assertEquals("COMPLETED", viewer.run(id).getString("state"));
+    }
+
+    @Test
+    void aMapOrObjectMessageIsParkedWithItsBodyUntouchedAndNeverDeserialized() throws Exception {
+        String mapId = broker.send(FETCH, session -> {
+            MapMessage map = session.createMapMessage();
+            map.setString("runId", "not a step message");
+            map.setLong("generation", 7);
+            return map;
+        });
+        String objectId = broker.send(FETCH, session -> session.createObjectMessage(new ArrayList<>(List.of("kept", "as", "sent"))));
+
+        for (String messageId : List.of(mapId, objectId)) {
+            JsonObject deadLetter = Await.until("the dead letter of " + messageId, Duration.ofSeconds(60),
+                    () -> viewer.get("api/dead-letters?reason=MALFORMED_MESSAGE&limit=100").ok().json().getJsonArray("items").stream()
+                            .map(JsonValue::asJsonObject).filter(d -> messageId.equals(d.getString("messageId", null))).toList(),
+                    found -> !found.isEmpty()).get(0);
+            List<Message> parked = broker.browse("DLQ." + FETCH, "lazarusDeadLetterId = " + deadLetter.getJsonNumber("id").longValue());
+            assertEquals(1, parked.size(), "parked once: " + deadLetter);
+            if (messageId.equals(mapId)) {
+                MapMessage map = assertInstanceOf(MapMessage.class, parked.get(0));
+                assertEquals("not a step message", map.getString("runId"));
+                assertEquals(7, map.getLong("generation"));
+            } else {
+                ObjectMessage object = assertInstanceOf(ObjectMessage.class, parked.get(0));
+                assertEquals(List.of("kept", "as", "sent"), object.getObject());
+            }
+        }
     }
 }

@@ -7,8 +7,13 @@ import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.Map;
 
 /**
  * The one place that sends step messages. It uses the container's JMSContext, so a send joins the caller's
@@ -48,6 +53,37 @@ public class StepDispatcher {
             throw new JMSRuntimeException("could not dispatch " + message.idempotencyKey() + " to " + step.queue()
                     + ": " + e.getMessage(), e.getErrorCode(), e);
         }
+    }
+
+    /**
+     * Sends a copy of a delivered step message back to its queue, to arrive after {@code delay}, with its
+     * properties and {@code extra} ones; in the caller's transaction, which acknowledges the original. The copy
+     * starts with a fresh delivery count: waiting for the database costs none of the broker's deliveries.
+     */
+    public void sendBackLater(TextMessage original, String queue, Duration delay, Map<String, Object> extra) {
+        try {
+            TextMessage copy = jms.createTextMessage(original.getText());
+            for (String name : Collections.list(propertyNames(original))) {
+                // JMSX*, JMS_* and _AMQ* belong to the provider and the broker
+                if (!name.startsWith("JMS") && !name.startsWith("_AMQ") && !name.startsWith("__AMQ") && !extra.containsKey(name)) {
+                    copy.setObjectProperty(name, original.getObjectProperty(name));
+                }
+            }
+            for (Map.Entry<String, Object> property : extra.entrySet()) {
+                copy.setObjectProperty(property.getKey(), property.getValue());
+            }
+            jms.createProducer()
+                    .setDeliveryMode(DeliveryMode.PERSISTENT)
+                    .setDeliveryDelay(delay.toMillis())
+                    .send(destinations.queue(jms, queue), copy);
+        } catch (JMSException e) {
+            throw new JMSRuntimeException("could not send a message back to " + queue + ": " + e.getMessage(), e.getErrorCode(), e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Enumeration<String> propertyNames(Message message) throws JMSException {
+        return (Enumeration<String>) message.getPropertyNames();
     }
 
     public record Requeue(int count, String by, Instant at) {

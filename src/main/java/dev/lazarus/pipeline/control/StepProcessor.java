@@ -14,6 +14,10 @@ import jakarta.ejb.EJBException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import java.util.Map;
+import java.time.Duration;
+import java.time.Clock;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
@@ -48,11 +52,30 @@ public class StepProcessor {
     private static final long[] RUN_VISIBILITY_WAITS_MILLIS = {20, 80, 200, 700};
 
     /**
-     * Deliveries that roll back, for the broker to bring them again after the step's backoff, before a message
-     * whose run or dispatch the database still does not show is dead-lettered: long enough for a transaction
-     * whose database part commits late (in doubt after a crash, until recovery) to catch up. They spend no attempt.
+     * How often, at the least, the database is asked again for a message's run or dispatch before the message is
+     * dead-lettered as naming something that does not exist. See {@link #notYetVisible}.
      */
-    static final int VISIBILITY_DELIVERIES = 5;
+    static final int VISIBILITY_CHECKS = 5;
+
+    /** When the database first answered that it does not show what the message names (epoch millis). */
+    static final String NOT_VISIBLE_SINCE = "lazarusNotVisibleSince";
+    /** How often it has answered so. */
+    static final String NOT_VISIBLE_CHECKS = "lazarusNotVisibleChecks";
+
+    /**
+     * How long after the database first failed to show a message's run or dispatch the message is still
+     * brought back: a transaction whose database part commits late (left in doubt by a crash or a database
+     * outage, settled by transaction recovery every 10 s) must catch up before its message is called an orphan.
+     */
+    @Inject
+    @ConfigProperty(name = "lazarus.consumer.visibility-grace", defaultValue = "PT30S")
+    Duration visibilityGrace;
+
+    @Inject
+    StepDispatcher dispatcher;
+
+    @Inject
+    Clock clock;
 
     /** What the consumer must do with its transaction. */
     public enum Outcome { COMMIT, ROLL_BACK }
@@ -116,10 +139,9 @@ public class StepProcessor {
                 yield Outcome.COMMIT;
             }
             case STALE -> reject(DeadLetterReason.STALE_MESSAGE, queue, stepMessage, message, delivery, admission.detail());
-            case AHEAD -> notYetVisible(delivery) ? Outcome.ROLL_BACK
-                    : reject(DeadLetterReason.STALE_MESSAGE, queue, stepMessage, message, delivery, admission.detail());
-            case RUN_NOT_FOUND -> notYetVisible(delivery) ? Outcome.ROLL_BACK
-                    : reject(DeadLetterReason.RUN_NOT_FOUND, queue, stepMessage, message, delivery, admission.detail());
+            case AHEAD -> notYetVisible(DeadLetterReason.STALE_MESSAGE, queue, step, stepMessage, message, delivery, admission.detail());
+            case RUN_NOT_FOUND -> notYetVisible(DeadLetterReason.RUN_NOT_FOUND, queue, step, stepMessage, message, delivery,
+                    admission.detail());
             case WRONG_PIPELINE -> reject(DeadLetterReason.UNKNOWN_STEP, queue, stepMessage, message, delivery, admission.detail());
         };
     }
@@ -146,13 +168,38 @@ public class StepProcessor {
         return admission;
     }
 
-    private static boolean notYetVisible(int delivery) {
-        if (delivery < VISIBILITY_DELIVERIES) {
-            LOG.log(Level.INFO, "Delivery {0} names a run or dispatch the database does not show yet; the broker brings it again",
-                    delivery);
-            return true;
+    /**
+     * The database does not show the run or dispatch the message names. Until it has said so at least
+     * {@value #VISIBILITY_CHECKS} times over {@code lazarus.consumer.visibility-grace}, the message goes back to its
+     * queue for a later look (after the step's backoff), carrying when and how often it was looked for: a copy in
+     * the same transaction that acknowledges it, so the wait spends none of the broker's deliveries however long
+     * an outage before it was. Counting deliveries instead failed the database drill: a step message rolled back
+     * through a 30 s outage had used them up when the database came back, and was dead-lettered a moment before
+     * transaction recovery committed the dispatch it named. After the grace, it is dead-lettered on its own.
+     */
+    private Outcome notYetVisible(DeadLetterReason reason, String queue, StepDefinition step, StepMessage stepMessage,
+                                  Message message, int delivery, String detail) {
+        long now = clock.millis();
+        long since = longProperty(message, NOT_VISIBLE_SINCE, now);
+        int checks = (int) longProperty(message, NOT_VISIBLE_CHECKS, 0) + 1;
+        Duration looked = Duration.ofMillis(now - since);
+        if (checks < VISIBILITY_CHECKS || looked.compareTo(visibilityGrace) < 0) {
+            Duration delay = step.retryPolicy().delayBefore(checks + 1);
+            LOG.log(Level.INFO, "{0} names a run or dispatch the database does not show yet ({1}); looked for {2} time(s) over {3} s,"
+                    + " looking again in {4} ms", new Object[] {stepMessage.idempotencyKey(), detail, checks, looked.toSeconds(), delay.toMillis()});
+            dispatcher.sendBackLater((TextMessage) message, queue, delay, Map.of(NOT_VISIBLE_SINCE, since, NOT_VISIBLE_CHECKS, checks));
+            return Outcome.COMMIT;
         }
-        return false;
+        return reject(reason, queue, stepMessage, message, Math.max(delivery, checks),
+                detail + " (not shown after " + checks + " looks over " + looked.toSeconds() + " s)");
+    }
+
+    private static long longProperty(Message message, String name, long otherwise) {
+        try {
+            return message.propertyExists(name) ? message.getLongProperty(name) : otherwise;
+        } catch (JMSException | RuntimeException notALong) {
+            return otherwise; // set by hand to something else: start counting afresh
+        }
     }
 
     private Outcome execute(StepMessage message, StepDefinition step, Admission admission, Message delivered) {
