@@ -118,6 +118,9 @@ broker_kill() {
     local pidfile="$STACK_DIR/broker/data/artemis.pid"
     [ -f "$pidfile" ] || { log "no broker pid file at $pidfile"; return 1; }
     local pid; pid=$(cat "$pidfile")
+    if ! grep -q "$STACK_DIR/broker" "/proc/$pid/cmdline" 2>/dev/null; then
+        log "pid $pid is not this stack's broker (stale pid file)"; rm -f "$pidfile"; return 1
+    fi
     kill -9 "$pid" 2>/dev/null || true
     for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
     rm -f "$pidfile"

@@ -135,6 +135,10 @@ public final class HostileInputDrill {
                 concat("{\"pipeline\":\"document-ingestion\",\"payload\":{\"content\":\"", "y".repeat(12 * 1024 * 1024).getBytes(StandardCharsets.US_ASCII), "\"}}")), 413);
         refused("POST /api/runs", "JSON nested 20 000 deep", () -> operator.post(start,
                 "{\"pipeline\":\"document-ingestion\",\"payload\":{\"a\":" + "[".repeat(20_000) + "]".repeat(20_000) + "}}"), 400);
+        refused("POST /api/runs", "a payload nested 150 deep (deeper than a step could wrap)", () -> operator.post(start,
+                "{\"pipeline\":\"document-ingestion\",\"payload\":{\"a\":" + "[".repeat(150) + "]".repeat(150) + "}}"), 400);
+        refused("POST /j_security_check", "a login form of 2 MB without a declared length", () -> chunkedForm("j_security_check",
+                "j_username=" + "u".repeat(2 * 1024 * 1024) + "&j_password=x"), 411);
         refused("POST /api/runs", "text/plain instead of JSON", () -> operator.postAs(start, "text/plain", "{\"pipeline\":\"document-ingestion\"}"), 415);
         refused("POST /api/runs", "an Idempotency-Key with spaces", () -> operator.post(start, "{\"pipeline\":\"document-ingestion\"}",
                 "Idempotency-Key", "not a key"), 400);
@@ -323,6 +327,23 @@ public final class HostileInputDrill {
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString("j_username=viewer&j_password=viewer-pw")).build(), HttpResponse.BodyHandlers.discarding());
         return browser.send(HttpRequest.newBuilder(base.resolve(path)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** A form posted with chunked transfer encoding (no declared length), as no browser sends one. */
+    private static Api.Response chunkedForm(String path, String form) {
+        try {
+            HttpClient client = HttpClient.newHttpClient();
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url().toString()).resolve(path))
+                    .header("Content-Type", "application/x-www-form-urlencoded").expectContinue(true)
+                    .POST(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofString(form))).build();
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            return new Api.Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), null, "", response.body());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static java.net.URL url() {

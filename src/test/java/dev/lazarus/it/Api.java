@@ -41,9 +41,14 @@ public class Api {
                 .POST(HttpRequest.BodyPublishers.ofString(body == null ? "" : body)));
     }
 
-    /** A POST of raw bytes (for bodies that are not valid text). */
+    /**
+     * A POST of raw bytes (for bodies that are not valid text, or large ones), with {@code Expect: 100-continue}
+     * as a client sending a large body should: a server refusing it by its headers answers before the body is
+     * sent (curl does the same by default above 1 MB).
+     */
     public Response postBytes(String path, String contentType, byte[] body) {
-        return send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+        return send(request(path).header("Content-Type", contentType).expectContinue(true)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
     }
 
     /** A JSON POST with one more header, e.g. an Idempotency-Key. */

@@ -42,6 +42,10 @@ class RunsApiIT extends LazarusIT {
         assertEquals(first.location(), retry.location());
         assertEquals(count, runCount(), "a retry starts no second run");
 
+        Response reordered = operator.post("api/runs", "{\"payload\":{\"url\":\"retried\"},\"pipeline\":\"document-ingestion\"}",
+                "Idempotency-Key", key);
+        assertEquals(200, reordered.status(), "the same request with its members in another order is the same request: " + reordered);
+
         assertRefused(() -> operator.post("api/runs", body.replace("retried", "another document"), "Idempotency-Key", key),
                 422, "different request");
     }
@@ -121,6 +125,12 @@ class RunsApiIT extends LazarusIT {
     void jsonNestedDeeperThanTheParserAllowsIsABadRequestNotAServerError() {
         assertRefused(() -> operator.post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":{\"a\":"
                 + "[".repeat(20_000) + "]".repeat(20_000) + "}}"), 400, "nested");
+    }
+
+    @Test
+    void aPayloadNestedDeeperThanAStepCouldHandleIsRefused() {
+        assertRefused(() -> operator.post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":{\"a\":"
+                + "[".repeat(150) + "]".repeat(150) + "}}"), 400, "nests deeper than 100");
     }
 
     @Test

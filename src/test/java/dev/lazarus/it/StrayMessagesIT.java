@@ -14,6 +14,7 @@ import jakarta.json.JsonValue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -153,5 +154,21 @@ class StrayMessagesIT extends LazarusIT {
                 assertEquals(List.of("kept", "as", "sent"), object.getObject());
             }
         }
+    }
+
+    @Test
+    void aMessageThatForgesHowLongItWaitedIsStillDeadLetteredAndNeverLoops() {
+        String ghost = UUID.randomUUID().toString();
+        broker.send(FETCH, session -> {
+            Message forged = session.createTextMessage(stepMessage(ghost, "fetch", 1));
+            forged.setLongProperty("lazarusNotVisibleSince", Long.MIN_VALUE); // would overflow "now - since"
+            forged.setLongProperty("lazarusNotVisibleChecks", -10);
+            return forged;
+        });
+        JsonObject deadLetter = Await.until("the forged message's dead letter", Duration.ofSeconds(90), () -> deadLettersOf(ghost),
+                d -> !d.isEmpty()).get(0);
+        assertEquals("RUN_NOT_FOUND", deadLetter.getString("reason"));
+        assertTrue(deadLetter.getString("errorMessage").contains("not shown after"), deadLetter.getString("errorMessage"));
+        // dead-lettering acknowledges the message without sending it back: once it has its dead letter it has stopped
     }
 }

@@ -45,6 +45,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class RunsResource {
 
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final int MAX_PAYLOAD_DEPTH = 100;
 
     @Inject
     Runs runs;
@@ -67,6 +68,10 @@ public class RunsResource {
         if (payload.getValueType() != JsonValue.ValueType.OBJECT) {
             throw Problem.badRequest("'payload' must be a JSON object");
         }
+        if (JsonBodies.depth(payload) > MAX_PAYLOAD_DEPTH) {
+            // the parser's own limit is 1 000; a step that wraps its input must still be able to parse its output
+            throw Problem.badRequest("'payload' nests deeper than " + MAX_PAYLOAD_DEPTH + " levels");
+        }
         if (payload.toString().getBytes(StandardCharsets.UTF_8).length > maxPayloadBytes) {
             throw Problem.tooLarge("the payload is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
         }
@@ -86,6 +91,10 @@ public class RunsResource {
             // Two submissions with one key at once: the later insert fails on the key; the earlier run is there now.
             if (submissionKey != null && Failures.isDuplicateKey(raced)) {
                 return runs.start(pipeline, payload, submissionKey);
+            }
+            // ... or the earlier one is still in its transaction (waiting for the broker, say) past the lock timeout
+            if (submissionKey != null && Failures.isLockTimeout(raced)) {
+                throw Problem.conflict("a submission with this Idempotency-Key is still in progress; retry it shortly");
             }
             throw raced;
         }

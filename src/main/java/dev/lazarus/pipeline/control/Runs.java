@@ -1,12 +1,18 @@
 package dev.lazarus.pipeline.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
 import dev.lazarus.platform.control.Problem;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
+import jakarta.annotation.Resource;
+import jakarta.ejb.SessionContext;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.TypedQuery;
@@ -17,6 +23,8 @@ import java.time.Clock;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import java.util.UUID;
 
 /** Starting runs and reading them back. */
@@ -34,6 +42,9 @@ public class Runs {
 
     @Inject
     Clock clock;
+
+    @Resource
+    SessionContext session;
 
     /** Stores the run and dispatches its first step in one transaction: both happen or neither does. */
     public Run start(String pipelineName, JsonObject payload) {
@@ -54,9 +65,15 @@ public class Runs {
         PipelineDefinition pipeline = pipelines.find(pipelineName).orElseThrow(() -> Problem.unprocessable(
                 "unknown pipeline '" + pipelineName + "'; known pipelines: "
                         + pipelines.all().stream().map(PipelineDefinition::name).toList()));
-        String digest = submissionKey == null ? null : sha256(pipeline.name() + "\n" + payload);
-        if (submissionKey != null) {
-            Optional<Run> earlier = findBySubmissionKey(submissionKey);
+        // a key is the caller's own: two operators choosing the same key do not meet
+        String key = submissionKey == null ? null : session.getCallerPrincipal().getName() + ":" + submissionKey;
+        if (key != null && key.length() > Run.SUBMISSION_KEY_LENGTH) {
+            throw Problem.badRequest("the Idempotency-Key is too long for this user name: at most "
+                    + (Run.SUBMISSION_KEY_LENGTH - key.length() + submissionKey.length()) + " characters");
+        }
+        String digest = key == null ? null : sha256(pipeline.name() + "\n" + canonical(payload));
+        if (key != null) {
+            Optional<Run> earlier = findBySubmissionKey(key);
             if (earlier.isPresent()) {
                 if (!earlier.get().createdBy(digest)) {
                     throw Problem.unprocessable("Idempotency-Key '" + submissionKey + "' was already used for a different request"
@@ -67,8 +84,8 @@ public class Runs {
         }
         StepDefinition first = pipeline.first();
         Run run = new Run(pipeline.name(), first.name(), payload.toString(), clock.instant());
-        if (submissionKey != null) {
-            run.submittedAs(submissionKey, digest);
+        if (key != null) {
+            run.submittedAs(key, digest);
         }
         em.persist(run);
         // Write the row before the message is sent: the database then joins the XA transaction first and
@@ -76,6 +93,20 @@ public class Runs {
         em.flush();
         dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()));
         return new Started(run, true);
+    }
+
+    /** JSON text with every object's members in name order: the same document however a client ordered it. */
+    static String canonical(JsonValue value) {
+        if (value instanceof JsonObject object) {
+            StringBuilder text = new StringBuilder("{");
+            new TreeMap<>(object).forEach((name, member) -> text.append(text.length() > 1 ? "," : "")
+                    .append(JSON.createValue(name)).append(':').append(canonical(member)));
+            return text.append('}').toString();
+        }
+        if (value instanceof JsonArray array) {
+            return array.stream().map(Runs::canonical).collect(Collectors.joining(",", "[", "]"));
+        }
+        return value.toString();
     }
 
     private static String sha256(String text) {

@@ -66,7 +66,12 @@ public class StepDispatcher {
             for (String name : Collections.list(propertyNames(original))) {
                 // JMSX*, JMS_* and _AMQ* belong to the provider and the broker
                 if (!name.startsWith("JMS") && !name.startsWith("_AMQ") && !name.startsWith("__AMQ") && !extra.containsKey(name)) {
-                    copy.setObjectProperty(name, original.getObjectProperty(name));
+                    try {
+                        copy.setObjectProperty(name, original.getObjectProperty(name));
+                    } catch (JMSException | RuntimeException notAJmsName) {
+                        // e.g. "trace-id" sent over AMQP: JMS refuses the name. Lazarus reads none such; the copy
+                        // goes without it rather than the send failing and the message coming back for ever
+                    }
                 }
             }
             for (Map.Entry<String, Object> property : extra.entrySet()) {

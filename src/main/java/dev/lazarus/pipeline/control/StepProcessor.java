@@ -57,10 +57,20 @@ public class StepProcessor {
      */
     static final int VISIBILITY_CHECKS = 5;
 
+    /**
+     * Bounds on what a message may claim about its own wait (the properties below can be set by anyone who can
+     * send to the queue): however it was forged, it is looked for at most this often, and its wait is counted
+     * from at most this long ago, so a message can neither come back for ever nor overflow the arithmetic.
+     */
+    static final int MAX_VISIBILITY_CHECKS = 200;
+    static final Duration MAX_VISIBILITY_WAIT = Duration.ofDays(1);
+
     /** When the database first answered that it does not show what the message names (epoch millis). */
     static final String NOT_VISIBLE_SINCE = "lazarusNotVisibleSince";
     /** How often it has answered so. */
     static final String NOT_VISIBLE_CHECKS = "lazarusNotVisibleChecks";
+    /** How often the message was sent back because the database could not be reached. */
+    static final String DATABASE_WAITS = "lazarusDatabaseWaits";
 
     /**
      * How long after the database first failed to show a message's run or dispatch the message is still
@@ -120,8 +130,11 @@ public class StepProcessor {
         try {
             admission = admit(stepMessage, step, delivery, mark);
         } catch (EJBException e) {
-            // typically a concurrent change to the run (a sweep, a requeue), or the database away: no attempt was
-            // counted; let the broker redeliver and decide again
+            if (Failures.unavailableDependency(e).orElse(null) == Failures.Dependency.DATABASE) {
+                return awaitDatabase(step, stepMessage, message, queue, e);
+            }
+            // typically a concurrent change to the run (a sweep, a requeue): no attempt was counted; let the broker
+            // redeliver and decide again
             LOG.log(Level.WARNING, "Could not admit {0} (delivery {1}), the broker will redeliver: {2}",
                     new Object[] {stepMessage.idempotencyKey(), delivery, Failures.rootMessage(e)});
             return Outcome.ROLL_BACK;
@@ -180,10 +193,13 @@ public class StepProcessor {
     private Outcome notYetVisible(DeadLetterReason reason, String queue, StepDefinition step, StepMessage stepMessage,
                                   Message message, int delivery, String detail) {
         long now = clock.millis();
-        long since = longProperty(message, NOT_VISIBLE_SINCE, now);
-        int checks = (int) longProperty(message, NOT_VISIBLE_CHECKS, 0) + 1;
+        // what the message says it has been through, within bounds: a forged "since" in the future or a huge or
+        // negative count must not keep it coming back for ever
+        long since = Math.max(now - MAX_VISIBILITY_WAIT.toMillis(), Math.min(longProperty(message, NOT_VISIBLE_SINCE, now), now));
+        int checks = (int) Math.max(0, Math.min(longProperty(message, NOT_VISIBLE_CHECKS, 0), MAX_VISIBILITY_CHECKS)) + 1;
         Duration looked = Duration.ofMillis(now - since);
-        if (checks < VISIBILITY_CHECKS || looked.compareTo(visibilityGrace) < 0) {
+        boolean graceLeft = checks < VISIBILITY_CHECKS || looked.compareTo(visibilityGrace) < 0;
+        if (graceLeft && checks < MAX_VISIBILITY_CHECKS) {
             Duration delay = step.retryPolicy().delayBefore(checks + 1);
             LOG.log(Level.INFO, "{0} names a run or dispatch the database does not show yet ({1}); looked for {2} time(s) over {3} s,"
                     + " looking again in {4} ms", new Object[] {stepMessage.idempotencyKey(), detail, checks, looked.toSeconds(), delay.toMillis()});
@@ -192,6 +208,21 @@ public class StepProcessor {
         }
         return reject(reason, queue, stepMessage, message, Math.max(delivery, checks),
                 detail + " (not shown after " + checks + " looks over " + looked.toSeconds() + " s)");
+    }
+
+    /**
+     * The database cannot be reached, so nothing can be decided about the message. It goes back to its queue
+     * for a later look (the step's backoff, by how often it has waited), in the transaction that acknowledges
+     * it: an outage however long spends none of the broker's deliveries, so the broker never gives up on a
+     * healthy run's message and moves it to the DLQ while the database is away.
+     */
+    private Outcome awaitDatabase(StepDefinition step, StepMessage stepMessage, Message message, String queue, EJBException failure) {
+        int waits = (int) Math.max(0, Math.min(longProperty(message, DATABASE_WAITS, 0), 1_000_000)) + 1;
+        Duration delay = step.retryPolicy().delayBefore(waits + 1);
+        LOG.log(Level.WARNING, "Could not admit {0}: the database cannot be reached ({1}); waited {2} time(s), looking again in {3} ms",
+                new Object[] {stepMessage.idempotencyKey(), Failures.rootMessage(failure), waits, delay.toMillis()});
+        dispatcher.sendBackLater((TextMessage) message, queue, delay, Map.of(DATABASE_WAITS, waits));
+        return Outcome.COMMIT;
     }
 
     private static long longProperty(Message message, String name, long otherwise) {

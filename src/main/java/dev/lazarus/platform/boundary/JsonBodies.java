@@ -3,6 +3,7 @@ package dev.lazarus.platform.boundary;
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
 import dev.lazarus.platform.control.Problem;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -79,6 +80,17 @@ public final class JsonBodies {
             throw Problem.badRequest("the request body could not be read: " + e.getMessage());
         }
         return bytes.length == 0 ? JsonValue.EMPTY_JSON_OBJECT : readObject(new ByteArrayInputStream(bytes), limit, expected);
+    }
+
+    /** How deeply the value nests objects and arrays (a scalar is 0). */
+    public static int depth(JsonValue value) {
+        if (value instanceof JsonObject object) {
+            return 1 + object.values().stream().mapToInt(JsonBodies::depth).max().orElse(0);
+        }
+        if (value instanceof JsonArray array) {
+            return 1 + array.stream().mapToInt(JsonBodies::depth).max().orElse(0);
+        }
+        return 0;
     }
 
     /** An optional string field; a present field of another type is refused. */

@@ -77,11 +77,11 @@ public final class ProblemMapper {
         @Override
         public Response toResponse(Exception exception) {
             String incident = UUID.randomUUID().toString();
-            Optional<String> unavailable = Failures.unavailableDependency(exception);
+            Optional<Failures.Dependency> unavailable = Failures.unavailableDependency(exception);
             if (unavailable.isPresent()) {
                 LOG.log(Level.WARNING, "Request refused, incident {0}: {1} is unavailable ({2})",
-                        new Object[] {incident, unavailable.get(), Failures.rootMessage(exception)});
-                return Response.fromResponse(problem(503, "Service unavailable", unavailable.get()
+                        new Object[] {incident, unavailable.get().label(), Failures.rootMessage(exception)});
+                return Response.fromResponse(problem(503, "Service unavailable", unavailable.get().label()
                                 + " cannot be reached; nothing was done, try again shortly (incident " + incident + ")"))
                         .header("Retry-After", RETRY_AFTER_SECONDS).build();
             }
