@@ -118,7 +118,7 @@ broker_kill() {
     local pidfile="$STACK_DIR/broker/data/artemis.pid"
     [ -f "$pidfile" ] || { log "no broker pid file at $pidfile"; return 1; }
     local pid; pid=$(cat "$pidfile")
-    if ! grep -q "$STACK_DIR/broker" "/proc/$pid/cmdline" 2>/dev/null; then
+    if ! tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "artemis.instance=$(cd "$STACK_DIR/broker" && pwd -P)"; then
         log "pid $pid is not this stack's broker (stale pid file)"; rm -f "$pidfile"; return 1
     fi
     kill -9 "$pid" 2>/dev/null || true

@@ -19,7 +19,7 @@ final class DemoStack {
 
     final Api operator;
     final Api viewer;
-    final Path repo = Path.of(System.getProperty("drill.repo", ".")).toAbsolutePath();
+    final Path repo = Path.of(System.getProperty("drill.repo", ".")).toAbsolutePath().normalize();
 
     DemoStack() {
         URL base = url(System.getProperty("drill.url", "http://127.0.0.1:8080/lazarus/"));

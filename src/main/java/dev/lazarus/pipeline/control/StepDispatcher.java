@@ -22,6 +22,9 @@ import java.util.Map;
 @ApplicationScoped
 public class StepDispatcher {
 
+    /** On a copy sent back to its queue: the JMS message id of the message as it was first sent. */
+    public static final String FIRST_MESSAGE_ID = "lazarusFirstMessageId";
+
     @Inject
     JMSContext jms;
 
@@ -76,6 +79,10 @@ public class StepDispatcher {
             }
             for (Map.Entry<String, Object> property : extra.entrySet()) {
                 copy.setObjectProperty(property.getKey(), property.getValue());
+            }
+            if (!original.propertyExists(FIRST_MESSAGE_ID)) {
+                // the copy gets an id of its own: it keeps the one its producer and the broker's log know it by
+                copy.setStringProperty(FIRST_MESSAGE_ID, original.getJMSMessageID());
             }
             jms.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)

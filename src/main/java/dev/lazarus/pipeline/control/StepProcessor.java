@@ -359,10 +359,12 @@ public class StepProcessor {
         }
     }
 
+    /** The id of the message as it was first sent: a copy sent back to wait carries its original's id. */
     private static String messageId(Message message) {
         try {
-            return message.getJMSMessageID();
-        } catch (JMSException e) {
+            String first = message.getStringProperty(StepDispatcher.FIRST_MESSAGE_ID);
+            return first != null ? first : message.getJMSMessageID();
+        } catch (JMSException | RuntimeException e) {
             return null;
         }
     }
