@@ -4,6 +4,7 @@ import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.platform.control.Destinations;
+import dev.lazarus.platform.control.MessageProperties;
 import dev.lazarus.platform.control.Text;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -16,11 +17,9 @@ import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import jakarta.jms.QueueBrowser;
 import jakarta.jms.TextMessage;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,7 +49,7 @@ public class DeadLetterQueues {
     public static final String DEAD_LETTER_ID = "lazarusDeadLetterId";
     public static final String PARKED_TOKEN = "lazarusParkedToken";
     /** On a parked copy: the names of properties of the original that JMS could not carry over. */
-    public static final String DROPPED_PROPERTIES = "lazarusDroppedProperties";
+    public static final String DROPPED_PROPERTIES = MessageProperties.DROPPED;
 
     /** How long a requeue waits for its run's message to be handed over by the broker. */
     private static final long TAKE_TIMEOUT_MILLIS = 1000;
@@ -91,26 +90,10 @@ public class DeadLetterQueues {
 
     private void send(Message message, String queue, DeadLetter deadLetter) {
         try {
-            Map<String, Object> properties = new LinkedHashMap<>();
-            for (String name : Collections.list(propertyNames(message))) {
-                // JMSX*, JMS_* and _AMQ* properties belong to the provider and the broker; an old mark is replaced below
-                if (!name.startsWith("JMS") && !name.startsWith("_AMQ") && !name.startsWith("__AMQ")
-                        && !name.equals(DEAD_LETTER_ID) && !name.equals(PARKED_TOKEN)) {
-                    properties.put(name, message.getObjectProperty(name));
-                }
-            }
+            // an old mark is replaced below
+            Map<String, Object> properties = MessageProperties.of(message, Set.of(DEAD_LETTER_ID, PARKED_TOKEN));
             Message copy = copyOf(message);
-            List<String> dropped = new ArrayList<>();
-            for (Map.Entry<String, Object> property : properties.entrySet()) {
-                try {
-                    copy.setObjectProperty(property.getKey(), property.getValue());
-                } catch (JMSException | RuntimeException notAJmsName) {
-                    dropped.add(property.getKey()); // e.g. an AMQP name JMS does not allow: the message must still be kept
-                }
-            }
-            if (!dropped.isEmpty()) {
-                copy.setStringProperty(DROPPED_PROPERTIES, Text.truncate(String.join(",", dropped), 1000));
-            }
+            MessageProperties.copyTo(copy, properties);
             copy.setStringProperty(ORIGINAL_ADDRESS, queue);
             copy.setStringProperty(ORIGINAL_QUEUE, queue);
             if (deadLetter != null) {
@@ -251,10 +234,5 @@ public class DeadLetterQueues {
         // again by the caller.
         message.clearProperties();
         return message;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static java.util.Enumeration<String> propertyNames(Message message) throws JMSException {
-        return (java.util.Enumeration<String>) message.getPropertyNames();
     }
 }

@@ -68,7 +68,7 @@ public class RunsResource {
         if (payload.getValueType() != JsonValue.ValueType.OBJECT) {
             throw Problem.badRequest("'payload' must be a JSON object");
         }
-        if (JsonBodies.depth(payload) > MAX_PAYLOAD_DEPTH) {
+        if (JsonBodies.deeperThan(payload, MAX_PAYLOAD_DEPTH)) {
             // the parser's own limit is 1 000; a step that wraps its input must still be able to parse its output
             throw Problem.badRequest("'payload' nests deeper than " + MAX_PAYLOAD_DEPTH + " levels");
         }

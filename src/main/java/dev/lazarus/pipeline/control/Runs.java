@@ -68,8 +68,9 @@ public class Runs {
         // a key is the caller's own: two operators choosing the same key do not meet
         String key = submissionKey == null ? null : session.getCallerPrincipal().getName() + ":" + submissionKey;
         if (key != null && key.length() > Run.SUBMISSION_KEY_LENGTH) {
-            throw Problem.badRequest("the Idempotency-Key is too long for this user name: at most "
-                    + (Run.SUBMISSION_KEY_LENGTH - key.length() + submissionKey.length()) + " characters");
+            int room = Run.SUBMISSION_KEY_LENGTH - (key.length() - submissionKey.length());
+            throw Problem.badRequest(room > 0 ? "the Idempotency-Key is too long for this user name: at most " + room + " characters"
+                    : "this user name is too long to use Idempotency-Keys");
         }
         String digest = key == null ? null : sha256(pipeline.name() + "\n" + canonical(payload));
         if (key != null) {

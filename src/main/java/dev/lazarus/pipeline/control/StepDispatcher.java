@@ -1,18 +1,16 @@
 package dev.lazarus.pipeline.control;
 
 import dev.lazarus.platform.control.Destinations;
+import dev.lazarus.platform.control.MessageProperties;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
-import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collections;
-import java.util.Enumeration;
 import java.util.Map;
 
 /**
@@ -66,20 +64,9 @@ public class StepDispatcher {
     public void sendBackLater(TextMessage original, String queue, Duration delay, Map<String, Object> extra) {
         try {
             TextMessage copy = jms.createTextMessage(original.getText());
-            for (String name : Collections.list(propertyNames(original))) {
-                // JMSX*, JMS_* and _AMQ* belong to the provider and the broker
-                if (!name.startsWith("JMS") && !name.startsWith("_AMQ") && !name.startsWith("__AMQ") && !extra.containsKey(name)) {
-                    try {
-                        copy.setObjectProperty(name, original.getObjectProperty(name));
-                    } catch (JMSException | RuntimeException notAJmsName) {
-                        // e.g. "trace-id" sent over AMQP: JMS refuses the name. Lazarus reads none such; the copy
-                        // goes without it rather than the send failing and the message coming back for ever
-                    }
-                }
-            }
-            for (Map.Entry<String, Object> property : extra.entrySet()) {
-                copy.setObjectProperty(property.getKey(), property.getValue());
-            }
+            Map<String, Object> properties = MessageProperties.of(original, extra.keySet());
+            properties.putAll(extra);
+            MessageProperties.copyTo(copy, properties);
             if (!original.propertyExists(FIRST_MESSAGE_ID)) {
                 // the copy gets an id of its own: it keeps the one its producer and the broker's log know it by
                 copy.setStringProperty(FIRST_MESSAGE_ID, original.getJMSMessageID());
@@ -91,11 +78,6 @@ public class StepDispatcher {
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not send a message back to " + queue + ": " + e.getMessage(), e.getErrorCode(), e);
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Enumeration<String> propertyNames(Message message) throws JMSException {
-        return (Enumeration<String>) message.getPropertyNames();
     }
 
     public record Requeue(int count, String by, Instant at) {

@@ -64,6 +64,7 @@ public class StepProcessor {
      */
     static final int MAX_VISIBILITY_CHECKS = 200;
     static final Duration MAX_VISIBILITY_WAIT = Duration.ofDays(1);
+    static final Duration MIN_SEND_BACK_DELAY = Duration.ofSeconds(1);
 
     /** When the database first answered that it does not show what the message names (epoch millis). */
     static final String NOT_VISIBLE_SINCE = "lazarusNotVisibleSince";
@@ -200,7 +201,7 @@ public class StepProcessor {
         Duration looked = Duration.ofMillis(now - since);
         boolean graceLeft = checks < VISIBILITY_CHECKS || looked.compareTo(visibilityGrace) < 0;
         if (graceLeft && checks < MAX_VISIBILITY_CHECKS) {
-            Duration delay = step.retryPolicy().delayBefore(checks + 1);
+            Duration delay = sendBackDelay(step, checks);
             LOG.log(Level.INFO, "{0} names a run or dispatch the database does not show yet ({1}); looked for {2} time(s) over {3} s,"
                     + " looking again in {4} ms", new Object[] {stepMessage.idempotencyKey(), detail, checks, looked.toSeconds(), delay.toMillis()});
             dispatcher.sendBackLater((TextMessage) message, queue, delay, Map.of(NOT_VISIBLE_SINCE, since, NOT_VISIBLE_CHECKS, checks));
@@ -218,11 +219,20 @@ public class StepProcessor {
      */
     private Outcome awaitDatabase(StepDefinition step, StepMessage stepMessage, Message message, String queue, EJBException failure) {
         int waits = (int) Math.max(0, Math.min(longProperty(message, DATABASE_WAITS, 0), 1_000_000)) + 1;
-        Duration delay = step.retryPolicy().delayBefore(waits + 1);
+        Duration delay = sendBackDelay(step, waits);
         LOG.log(Level.WARNING, "Could not admit {0}: the database cannot be reached ({1}); waited {2} time(s), looking again in {3} ms",
                 new Object[] {stepMessage.idempotencyKey(), Failures.rootMessage(failure), waits, delay.toMillis()});
         dispatcher.sendBackLater((TextMessage) message, queue, delay, Map.of(DATABASE_WAITS, waits));
         return Outcome.COMMIT;
+    }
+
+    /**
+     * How long a message sent back to wait stays away: the step's backoff, but at least a second, so that a policy
+     * without delay neither spins while the database is away nor spends its looks before the grace has passed.
+     */
+    private static Duration sendBackDelay(StepDefinition step, int times) {
+        Duration backoff = step.retryPolicy().delayBefore(times + 1);
+        return backoff.compareTo(MIN_SEND_BACK_DELAY) < 0 ? MIN_SEND_BACK_DELAY : backoff;
     }
 
     private static long longProperty(Message message, String name, long otherwise) {

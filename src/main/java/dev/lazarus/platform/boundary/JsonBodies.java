@@ -13,6 +13,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -82,15 +87,28 @@ public final class JsonBodies {
         return bytes.length == 0 ? JsonValue.EMPTY_JSON_OBJECT : readObject(new ByteArrayInputStream(bytes), limit, expected);
     }
 
-    /** How deeply the value nests objects and arrays (a scalar is 0). */
-    public static int depth(JsonValue value) {
-        if (value instanceof JsonObject object) {
-            return 1 + object.values().stream().mapToInt(JsonBodies::depth).max().orElse(0);
+    /**
+     * Whether the value nests objects and arrays deeper than {@code limit} (a scalar is 0 deep). Walks with a
+     * stack of its own, not by recursion: a value the parser accepted (up to 1 000 deep) must not overflow the
+     * request thread's stack here.
+     */
+    public static boolean deeperThan(JsonValue value, int limit) {
+        Deque<Map.Entry<JsonValue, Integer>> pending = new ArrayDeque<>();
+        pending.push(Map.entry(value, 0));
+        while (!pending.isEmpty()) {
+            Map.Entry<JsonValue, Integer> next = pending.pop();
+            Collection<JsonValue> children = next.getKey() instanceof JsonObject object ? object.values()
+                    : next.getKey() instanceof JsonArray array ? array : List.of();
+            if (children.isEmpty() && !(next.getKey() instanceof JsonObject || next.getKey() instanceof JsonArray)) {
+                continue;
+            }
+            int depth = next.getValue() + 1;
+            if (depth > limit) {
+                return true;
+            }
+            children.forEach(child -> pending.push(Map.entry(child, depth)));
         }
-        if (value instanceof JsonArray array) {
-            return 1 + array.stream().mapToInt(JsonBodies::depth).max().orElse(0);
-        }
-        return 0;
+        return false;
     }
 
     /** An optional string field; a present field of another type is refused. */

@@ -1,0 +1,46 @@
+package dev.lazarus.platform.boundary;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.Json;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import org.junit.jupiter.api.Test;
+
+class JsonBodiesTest {
+
+    private static JsonValue nested(int depth) {
+        String json = "{\"a\":".repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
+        try (var reader = Json.createReader(new StringReader(json))) {
+            return reader.readValue();
+        }
+    }
+
+    @Test
+    void aValueAtTheLimitIsNotTooDeepAndOneLevelMoreIs() {
+        assertFalse(JsonBodies.deeperThan(nested(100), 100));
+        assertTrue(JsonBodies.deeperThan(nested(101), 100));
+        assertFalse(JsonBodies.deeperThan(JsonValue.TRUE, 0));
+    }
+
+    @Test
+    void theDeepestValueTheParserAcceptsIsMeasuredWithoutOverflowingTheStack() {
+        // run on a small stack, as a busy request thread has little of its own left
+        JsonValue deepest = nested(990);
+        boolean[] deeper = new boolean[1];
+        Thread small = new Thread(null, () -> deeper[0] = JsonBodies.deeperThan(deepest, 100), "small-stack", 128 * 1024);
+        small.start();
+        assertTrue(assertJoined(small) && deeper[0]);
+    }
+
+    private static boolean assertJoined(Thread thread) {
+        try {
+            thread.join();
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}
