@@ -5,7 +5,6 @@ import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.platform.control.Destinations;
 import dev.lazarus.platform.control.MessageProperties;
-import dev.lazarus.platform.control.Text;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.BytesMessage;

@@ -7,33 +7,35 @@ import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.deadletter.control.RequeueService;
 import dev.lazarus.deadletter.entity.DeadLetter;
-import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Failures;
 import jakarta.ejb.EJBException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
-import java.util.Map;
-import java.time.Duration;
-import java.time.Clock;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
 import jakarta.json.JsonObject;
 import jakarta.persistence.PersistenceException;
 import java.io.StringReader;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * What a consumer does with one delivered message, in the consumer's JTA transaction:
  * <ol>
  * <li>messages that can never execute (not a step message, a step this queue does not serve, a run that does
  * not exist, a dispatch the run is not waiting for) are dead-lettered on their own and parked in the queue's
- * DLQ, without burning retries and without touching any run;</li>
+ * DLQ, without burning retries and without touching any run (a run or dispatch the database does not show
+ * yet is looked for again first, and so is everything while the database cannot be reached: the message goes
+ * back to its queue to wait, see {@link #notYetVisible} and {@link #awaitDatabase});</li>
  * <li>the ledger admits the delivery (counting the attempt) or says what else it is: the redelivery of a
  * dispatch that was just dead-lettered (parked now), a console Retry (a requeue), a step whose attempts are
  * used up (dead-lettered and parked);</li>
