@@ -67,6 +67,8 @@ public class StepProcessor {
     static final int MAX_VISIBILITY_CHECKS = 200;
     static final Duration MAX_VISIBILITY_WAIT = Duration.ofDays(1);
     static final Duration MIN_SEND_BACK_DELAY = Duration.ofSeconds(1);
+    /** The most database waits a message is believed to have had (only paces its backoff, never ends the wait). */
+    static final int MAX_DATABASE_WAITS = 1_000_000;
 
     /** When the database first answered that it does not show what the message names (epoch millis). */
     static final String NOT_VISIBLE_SINCE = "lazarusNotVisibleSince";
@@ -220,7 +222,7 @@ public class StepProcessor {
      * healthy run's message and moves it to the DLQ while the database is away.
      */
     private Outcome awaitDatabase(StepDefinition step, StepMessage stepMessage, Message message, String queue, EJBException failure) {
-        int waits = (int) Math.max(0, Math.min(longProperty(message, DATABASE_WAITS, 0), 1_000_000)) + 1;
+        int waits = (int) Math.max(0, Math.min(longProperty(message, DATABASE_WAITS, 0), MAX_DATABASE_WAITS)) + 1;
         Duration delay = sendBackDelay(step, waits);
         LOG.log(Level.WARNING, "Could not admit {0}: the database cannot be reached ({1}); waited {2} time(s), looking again in {3} ms",
                 new Object[] {stepMessage.idempotencyKey(), Failures.rootMessage(failure), waits, delay.toMillis()});

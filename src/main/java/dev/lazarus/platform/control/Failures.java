@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import javax.transaction.xa.XAException;
 
 /** How a failure is named (its root cause, without the container's wrapping) and what kind of failure it is. */
@@ -31,12 +32,7 @@ public final class Failures {
 
     /** Whether the failure is a unique constraint refusing a row (SQL state class 23, e.g. PostgreSQL's and H2's 23505). */
     public static boolean isDuplicateKey(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("23")) {
-                return true;
-            }
-        }
-        return false;
+        return hasSqlState(failure, state -> state.startsWith("23"));
     }
 
     /** Something Lazarus needs that a failure can show to be unreachable. */
@@ -57,8 +53,13 @@ public final class Failures {
 
     /** Whether the failure is a wait for a row lock given up (H2's HYT00, PostgreSQL's 55P03 lock_not_available). */
     public static boolean isLockTimeout(Throwable failure) {
+        return hasSqlState(failure, state -> state.equals("HYT00") || state.equals("55P03"));
+    }
+
+    /** Whether a cause of the failure is an SQLException whose SQL state matches. */
+    private static boolean hasSqlState(Throwable failure, Predicate<String> matches) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLException sql && ("HYT00".equals(sql.getSQLState()) || "55P03".equals(sql.getSQLState()))) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null && matches.test(sql.getSQLState())) {
                 return true;
             }
         }

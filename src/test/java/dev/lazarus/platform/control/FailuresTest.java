@@ -59,5 +59,7 @@ class FailuresTest {
     void aDuplicateKeyIsRecognisedByItsSqlState() {
         assertTrue(Failures.isDuplicateKey(new EJBException(new RuntimeException(new SQLException("duplicate key", "23505")))));
         assertFalse(Failures.isDuplicateKey(new SQLException("refused", "08001")));
+        assertTrue(Failures.isLockTimeout(new EJBException(new RuntimeException(new SQLException("timeout trying to lock", "HYT00")))));
+        assertFalse(Failures.isLockTimeout(new SQLException("duplicate key", "23505")));
     }
 }
