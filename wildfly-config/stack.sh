@@ -6,14 +6,22 @@
 #   stack.sh it-up | it-down       broker + configured WildFly base dir for the integration tests
 #                                  (Arquillian starts and stops WildFly itself)
 #   stack.sh demo-up | demo-down   the local stack: broker, WildFly with the WAR, demo runs submitted
+#   stack.sh bench-up              the same stack without the demo runs (the pipeline benchmark's; it
+#                                  stops it with demo-down and its own STACK_DIR)
 #   stack.sh demo-kill             kill -9 the demo stack's WildFly (the crash drill's fault)
 #   stack.sh demo-restart          start it again with its state (data, deployment, transaction log)
 #   stack.sh broker-kill | broker-restart   kill -9 the demo stack's broker / start it again (broker drill)
-#   stack.sh db-stop | db-start    stop / start the machine's PostgreSQL under a demo stack on PostgreSQL
-#                                  (database drill; needs root, like .ci/postgres.sh)
+#
+#   stack.sh db-stop | db-start    stop / start the stack's database: its embedded PostgreSQL, or the
+#                                  machine's PostgreSQL under a stack on it (database drill; needs root)
 #
 # Environment (set by the pom): WILDFLY_HOME, ARTEMIS_HOME, STACK_DIR, BROKER_PORT, CONSOLE_PORT,
-# LAZARUS_DB (h2|postgresql), JDBC_DRIVER, WAR.
+# LAZARUS_DB (embedded|postgresql), DB_PORT and PG_DIR (embedded), JDBC_DRIVER, WAR.
+#
+# Databases: "embedded" (the default) is PostgreSQL from Maven Central (the io.zonky.test.postgres binaries,
+# unpacked by the build), one cluster per stack in $STACK_DIR/postgres on 127.0.0.1:$DB_PORT, started and
+# stopped with the stack; "postgresql" is a PostgreSQL you run (.ci/postgres.sh prepares the machine's).
+# (H2 was the default until its file grew by about 130 KB per run under load: see benchmarks.md.)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -59,34 +67,40 @@ broker_down() {
 wildfly_configure() {
     local base="$STACK_DIR/wildfly"
     cp -r "$WILDFLY_HOME/standalone" "$base"
-    local db_script="$here/datasource-h2.cli"
-    if [ "${LAZARUS_DB:-h2}" = postgresql ]; then
-        if [ ! -d "$WILDFLY_HOME/modules/org/postgresql" ]; then
-            "$WILDFLY_HOME/bin/jboss-cli.sh" --command="module add --name=org.postgresql --resources=$JDBC_DRIVER --dependencies=java.se,jakarta.transaction.api" \
-                > "$STACK_DIR/module.log" 2>&1 || { log "could not add the PostgreSQL driver module"; cat "$STACK_DIR/module.log"; return 1; }
-        fi
-        db_script="$here/datasource-postgresql.cli"
+    if [ ! -d "$WILDFLY_HOME/modules/org/postgresql" ]; then
+        "$WILDFLY_HOME/bin/jboss-cli.sh" --command="module add --name=org.postgresql --resources=$JDBC_DRIVER --dependencies=java.se,jakarta.transaction.api" \
+            > "$STACK_DIR/module.log" 2>&1 || { log "could not add the PostgreSQL driver module"; cat "$STACK_DIR/module.log"; return 1; }
     fi
     cat "$here/lazarus.cli" > "$STACK_DIR/configure.cli"
-    cat "$db_script" >> "$STACK_DIR/configure.cli"
+    if [ "$(database)" = embedded ]; then
+        cat >> "$STACK_DIR/configure.cli" <<CLI
+if (outcome != success) of /system-property=lazarus.db.port:read-resource
+    /system-property=lazarus.db.port:add(value=$(db_port))
+end-if
+CLI
+    fi
+    cat "$here/datasource-postgresql.cli" >> "$STACK_DIR/configure.cli"
     { echo "embed-server --server-config=standalone-full.xml --std-out=discard"; cat "$STACK_DIR/configure.cli"; echo "stop-embedded-server"; } > "$STACK_DIR/run.cli"
     JAVA_OPTS="-Djboss.server.base.dir=$base" "$WILDFLY_HOME/bin/jboss-cli.sh" --file="$STACK_DIR/run.cli" > "$STACK_DIR/configure.log" 2>&1 \
         || { log "WildFly configuration failed, see $STACK_DIR/configure.log"; cat "$STACK_DIR/configure.log"; return 1; }
     "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u viewer -p "$VIEWER_PASSWORD" -g viewer
     "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u operator -p "$OPERATOR_PASSWORD" -g viewer,operator
-    echo "${LAZARUS_DB:-h2}" > "$STACK_DIR/database"
-    log "WildFly base directory $base configured (database: ${LAZARUS_DB:-h2})"
+    echo "$(database)" > "$STACK_DIR/database"
+    log "WildFly base directory $base configured (database: $(database))"
 }
 
 fresh_stack_dir() {
     broker_down
+    embedded_pg_stop
     rm -rf "$STACK_DIR"
     mkdir -p "$STACK_DIR"
 }
 
 wildfly_start() {
     local base="$STACK_DIR/wildfly"
+    # deep stacks for Flight Recorder (free unless a recording runs): application frames sit under WildFly's many
     LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$STACK_DIR/wildfly.pid" \
+        PREPEND_JAVA_OPTS="${PREPEND_JAVA_OPTS:-} -XX:FlightRecorderOptions:stackdepth=256" \
         nohup "$WILDFLY_HOME/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 \
         -Djboss.server.base.dir="$base" -Dlazarus.broker.port="$BROKER_PORT" > "$STACK_DIR/wildfly.out" 2>&1 &
     wait_for_port 9990 "WildFly management" 120
@@ -127,20 +141,103 @@ broker_kill() {
     log "Artemis broker (pid $pid) killed with SIGKILL"
 }
 
-# The machine's PostgreSQL cluster (the one .ci/postgres.sh prepares), only under a stack that uses it.
+database() {
+    case "${LAZARUS_DB:-embedded}" in
+        embedded | postgresql) echo "${LAZARUS_DB:-embedded}" ;;
+        *) log "unknown database '${LAZARUS_DB}': embedded (the default) or postgresql (H2 is no longer offered, see benchmarks.md)" >&2
+           exit 2 ;;
+    esac
+}
+
+# The embedded PostgreSQL runs as the calling user. PostgreSQL refuses to run as root, so as root (a CI
+# container) it runs as "nobody", from binaries and a data directory under /tmp: that user may not be able
+# to reach a checkout under /root. $STACK_DIR/postgres/data then links to the data directory.
+as_db_user() {
+    if [ "$(id -u)" = 0 ]; then setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; else "$@"; fi
+}
+
+# where the build put the binaries' archive (the pom sets PG_DIR; the drills' calls rely on the default)
+pg_dir() { echo "${PG_DIR:-$repo/target/servers/postgres}"; }
+embedded_pg_home() {
+    if [ "$(id -u)" = 0 ]; then echo "/tmp/lazarus-pgsql-$(cat "$(pg_dir)"/postgres-*.txz 2>/dev/null | cksum | cut -d' ' -f1)"
+    else echo "$(pg_dir)/pgsql"; fi
+}
+# the port the stack's PostgreSQL was set up on (the pom sets DB_PORT for a new stack)
+db_port() { echo "${DB_PORT:-$(cat "$STACK_DIR/postgres/port" 2>/dev/null || echo 5433)}"; }
+
+embedded_pg_up() {
+    local home; home=$(embedded_pg_home)
+    if [ ! -x "$home/bin/postgres" ]; then
+        local archive; archive=$(ls "$(pg_dir)"/postgres-*.txz 2>/dev/null | head -1)
+        [ -n "$archive" ] || { log "no PostgreSQL binaries in $(pg_dir): build with mvn first"; return 1; }
+        rm -rf "$home.tmp" && mkdir -p "$home.tmp" && tar -xJf "$archive" -C "$home.tmp" && mv "$home.tmp" "$home"
+    fi
+    local dir="$STACK_DIR/postgres" data="$STACK_DIR/postgres/data"
+    mkdir -p "$dir"
+    db_port > "$dir/port"
+    if [ "$(id -u)" = 0 ]; then
+        data="/tmp/lazarus-pgdata-$(echo "$STACK_DIR" | md5sum | cut -c1-12)"
+        rm -rf "$data" && mkdir -p "$data" && chown nobody:nogroup "$data" && chmod 700 "$data"
+        ln -sfn "$data" "$dir/data"
+    fi
+    local password; password=$(as_db_user mktemp)
+    echo lazarus > "$password"   # the documented local-only password, as for the other local stacks
+    as_db_user "$home/bin/initdb" -D "$data" -U lazarus --pwfile="$password" --auth-host=scram-sha-256 \
+        --auth-local=trust -E UTF8 --locale=C > "$STACK_DIR/postgres-init.log" 2>&1 \
+        || { log "initdb failed, see $STACK_DIR/postgres-init.log"; cat "$STACK_DIR/postgres-init.log"; return 1; }
+    rm -f "$password"
+    echo "CREATE DATABASE lazarus" | as_db_user "$home/bin/postgres" --single -D "$data" postgres >> "$STACK_DIR/postgres-init.log" 2>&1 \
+        || { log "could not create the database, see $STACK_DIR/postgres-init.log"; return 1; }
+    embedded_pg_start
+}
+
+embedded_pg_start() {
+    # XA (prepared transactions) is how a step's database work commits together with its JMS messages;
+    # TCP on 127.0.0.1 only, no Unix socket (its path could be too long in a deep checkout)
+    as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$STACK_DIR/postgres/data" -l "$STACK_DIR/postgres/data/postgres.log" -w -t 60 \
+        -o "-p $(db_port) -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_prepared_transactions=64" start > /dev/null \
+        || { log "PostgreSQL did not start, see $STACK_DIR/postgres/data/postgres.log"; tail -n 20 "$STACK_DIR/postgres/data/postgres.log"; return 1; }
+    log "PostgreSQL (embedded) on 127.0.0.1:$(db_port), data in $STACK_DIR/postgres/data"
+}
+
+embedded_pg_stop() {
+    if [ -f "$STACK_DIR/postgres/data/postmaster.pid" ]; then
+        as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$STACK_DIR/postgres/data" -m fast -w stop > /dev/null 2>&1 \
+            || kill -INT "$(head -1 "$STACK_DIR/postgres/data/postmaster.pid")" 2>/dev/null || true
+    fi
+}
+
+# The stack's database, stopped and started again (database drill): the embedded PostgreSQL, or the
+# machine's cluster (the one .ci/postgres.sh prepares) under a stack on it.
 postgres_ctl() { # stop|start
-    if [ "$(cat "$STACK_DIR/database" 2>/dev/null)" != postgresql ]; then
-        log "the demo stack does not run on PostgreSQL (mvn -Pdemo package -Dlazarus.db=postgresql)"; return 1
-    fi
-    local version; version=$(ls /etc/postgresql | sort -n | tail -1)
-    if [ "$1" = stop ]; then
-        pg_ctlcluster "$version" main stop -m fast
-        log "PostgreSQL $version stopped"
-    else
-        pg_ctlcluster "$version" main start
-        for _ in $(seq 1 120); do su postgres -c "pg_isready -q" && break; sleep 0.25; done
-        log "PostgreSQL $version started"
-    fi
+    case "$(cat "$STACK_DIR/database" 2>/dev/null)" in
+        embedded)
+            if [ "$1" = stop ]; then
+                as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$STACK_DIR/postgres/data" -m fast -w stop > /dev/null
+                log "PostgreSQL (embedded) stopped"
+            else
+                embedded_pg_start
+            fi
+            ;;
+        postgresql)
+            local version; version=$(ls /etc/postgresql | sort -n | tail -1)
+            if [ "$1" = stop ]; then
+                pg_ctlcluster "$version" main stop -m fast
+                log "PostgreSQL $version stopped"
+            else
+                pg_ctlcluster "$version" main start
+                for _ in $(seq 1 120); do su postgres -c "pg_isready -q" && break; sleep 0.25; done
+                log "PostgreSQL $version started"
+            fi
+            ;;
+        *)
+            log "the stack does not run on PostgreSQL"; return 1 ;;
+    esac
+}
+
+db_up() {
+    local db; db=$(database) || exit 2
+    if [ "$db" = embedded ]; then embedded_pg_up; fi
 }
 
 # Demo runs: healthy ones, transient failures that recover, and poison ones that end as dead letters
@@ -171,15 +268,18 @@ submit_demo_runs() {
 case "${1:-}" in
     it-up)
         fresh_stack_dir
+        db_up
         broker_up
         wildfly_configure
         ;;
     it-down)
         broker_down
+        embedded_pg_stop
         ;;
     demo-up)
         wildfly_stop
         fresh_stack_dir
+        db_up
         broker_up
         wildfly_configure
         wildfly_start
@@ -195,6 +295,16 @@ case "${1:-}" in
   Stop it with:     bash wildfly-config/stack.sh demo-down
 
 INFO
+        ;;
+    bench-up)
+        wildfly_stop
+        fresh_stack_dir
+        db_up
+        broker_up
+        wildfly_configure
+        wildfly_start
+        deploy_war
+        log "Stack up for the benchmark (database: $(database)), no demo runs"
         ;;
     demo-kill)
         if [ -f "$STACK_DIR/wildfly.pid" ]; then
@@ -226,8 +336,9 @@ INFO
     demo-down)
         wildfly_stop
         broker_down
+        embedded_pg_stop
         log "Stopped"
         ;;
     *)
-        echo "usage: $0 it-up|it-down|demo-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start" >&2; exit 2 ;;
+        echo "usage: $0 it-up|it-down|demo-up|bench-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start" >&2; exit 2 ;;
 esac

@@ -108,6 +108,37 @@ public class Broker {
         manage(ResourceNames.QUEUE + queue, "resume");
     }
 
+    /** Creates a durable anycast queue of that name (on its own address), unless it exists. */
+    public void createQueue(String queue) {
+        manage(ResourceNames.BROKER, "createQueue", "{\"name\":\"" + queue + "\",\"address\":\"" + queue
+                + "\",\"routing-type\":\"ANYCAST\",\"durable\":true}", true);
+    }
+
+    /** Removes every message from {@code queue}; returns how many. */
+    public long removeAllMessages(String queue) {
+        return ((Number) manage(ResourceNames.QUEUE + queue, "removeAllMessages")).longValue();
+    }
+
+    /**
+     * Sends {@code count} persistent text messages to {@code queue}, committing every 500 (fast enough to fill a
+     * paused queue for a benchmark).
+     */
+    public void sendMany(String queue, int count, java.util.function.IntFunction<String> text) {
+        try (Connection connection = factory.createConnection();
+             Session session = connection.createSession(true, Session.SESSION_TRANSACTED)) {
+            var producer = session.createProducer(session.createQueue(queue));
+            for (int i = 0; i < count; i++) {
+                producer.send(session.createTextMessage(text.apply(i)));
+                if (i % 500 == 499) {
+                    session.commit();
+                }
+            }
+            session.commit();
+        } catch (JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private Object manage(String resource, String operation, Object... arguments) {
         try (QueueConnection connection = factory.createQueueConnection();
              QueueSession session = connection.createQueueSession(false, Session.AUTO_ACKNOWLEDGE)) {

@@ -1,0 +1,200 @@
+package dev.lazarus.bench;
+
+import dev.lazarus.bench.relay.RelayFirstHop;
+import dev.lazarus.bench.relay.RelayHop;
+import dev.lazarus.bench.relay.RelaySecondHop;
+import dev.lazarus.bench.relay.RelayThirdHop;
+import dev.lazarus.it.Api;
+import dev.lazarus.it.Broker;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.asset.StringAsset;
+import org.jboss.shrinkwrap.api.exporter.ZipExporter;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+
+/**
+ * A fresh stack for one database, as the pipeline benchmark uses it: the README's local stack without the demo
+ * runs ({@code stack.sh bench-up}, in {@code target/bench/stack}, on the demo stack's ports), with the bare
+ * relay deployed next to Lazarus. Closing it stops it.
+ */
+final class BenchStack implements AutoCloseable {
+
+    static final int HTTP_PORT = 8080;
+    static final int BROKER_PORT = 61616;
+    static final int EMBEDDED_DB_PORT = 5433;
+
+    final String database;
+    final Path dir;
+    final Api operator;
+    final Api viewer;
+    final Broker broker = new Broker(BROKER_PORT);
+    private final Path repo;
+    /** How many runs the benchmark made fail on purpose so far: any other dead letter spoils the figures. */
+    int expectedDeadLetters;
+
+    private BenchStack(String database, Path repo, Path dir) {
+        this.database = database;
+        this.repo = repo;
+        this.dir = dir;
+        try {
+            var base = URI.create("http://127.0.0.1:" + HTTP_PORT + "/lazarus/").toURL();
+            this.operator = new Api(base, "operator", "operator-pw");
+            this.viewer = new Api(base, "viewer", "viewer-pw");
+        } catch (java.net.MalformedURLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Starts the stack on {@code database}: embedded (the default: a PostgreSQL the stack starts), postgresql (the
+     * machine's, given a fresh, empty database first by .ci/postgres.sh) or h2.
+     */
+    static BenchStack up(String database, Path repo, Path benchDir) throws IOException, InterruptedException {
+        for (int port : List.of(HTTP_PORT, 9990, BROKER_PORT, 8161, EMBEDDED_DB_PORT)) {
+            if (inUse(port)) {
+                throw new IllegalStateException("port " + port + " is in use: the benchmark runs its own stack on the demo"
+                        + " stack's ports. Stop the demo stack first: bash wildfly-config/stack.sh demo-down");
+            }
+        }
+        BenchStack stack = new BenchStack(database, repo, benchDir.resolve("stack"));
+        if (database.equals("postgresql")) {
+            stack.run(Map.of(), "bash", ".ci/postgres.sh");
+        }
+        PipelineBenchmark.log("starting the stack on %s", database);
+        stack.stackScript("bench-up");
+        stack.deployRelay(benchDir);
+        return stack;
+    }
+
+    private static boolean inUse(int port) {
+        try (Socket ignored = new Socket("127.0.0.1", port)) {
+            return true;
+        } catch (IOException free) {
+            return false;
+        }
+    }
+
+    /** Builds the bare relay's WAR from its classes and deploys it next to Lazarus. */
+    private void deployRelay(Path benchDir) throws IOException, InterruptedException {
+        broker.createQueue(RelayHop.FIRST);
+        broker.createQueue(RelayHop.SECOND);
+        broker.createQueue(RelayHop.THIRD);
+        broker.createQueue(RelayHop.DONE);
+        Path war = benchDir.resolve("bench-relay.war");
+        ShrinkWrap.create(WebArchive.class, "bench-relay.war")
+                .addClasses(RelayHop.class, RelayFirstHop.class, RelaySecondHop.class, RelayThirdHop.class)
+                // a CDI archive, so that the hops' JMSContext is injected
+                .addAsWebInfResource(new StringAsset("<beans xmlns=\"https://jakarta.ee/xml/ns/jakartaee\" version=\"4.0\""
+                        + " bean-discovery-mode=\"all\"/>"), "beans.xml")
+                .as(ZipExporter.class).exportTo(war.toFile(), true);
+        Path deployments = dir.resolve("wildfly/deployments");
+        Files.copy(war, deployments.resolve("bench-relay.war"));
+        Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+        while (!Files.exists(deployments.resolve("bench-relay.war.deployed"))) {
+            if (Files.exists(deployments.resolve("bench-relay.war.failed"))) {
+                throw new IllegalStateException("the relay did not deploy: " + Files.readString(deployments.resolve("bench-relay.war.failed")));
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException("the relay was not deployed within 2 minutes, see " + dir.resolve("wildfly/log/server.log"));
+            }
+            Thread.sleep(250);
+        }
+        PipelineBenchmark.log("bare relay deployed next to Lazarus");
+    }
+
+    /** What the database holds on disk: PostgreSQL's {@code pg_database_size}, or H2's files. */
+    long databaseBytes() {
+        if (!database.equals("h2")) {
+            int port = database.equals("embedded") ? EMBEDDED_DB_PORT : 5432;
+            try (Connection connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/lazarus", "lazarus", "lazarus");
+                 ResultSet size = connection.createStatement().executeQuery("select pg_database_size('lazarus')")) {
+                size.next();
+                return size.getLong(1);
+            } catch (SQLException e) {
+                throw new IllegalStateException("could not read the database's size: " + e.getMessage(), e);
+            }
+        }
+        try (Stream<Path> files = Files.list(dir.resolve("wildfly/data/lazarus"))) {
+            return files.mapToLong(file -> file.toFile().length()).sum();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** WildFly's and the broker's CPU time so far (user + system, from /proc), in milliseconds. */
+    long serverCpuMillis() {
+        long total = 0;
+        for (Path pidFile : List.of(dir.resolve("wildfly.pid"), dir.resolve("broker/data/artemis.pid"))) {
+            total += ProcessCpu.millis(pidFile);
+        }
+        return total;
+    }
+
+    /** CPU time of WildFly alone, in milliseconds. */
+    long wildflyCpuMillis() {
+        return ProcessCpu.millis(dir.resolve("wildfly.pid"));
+    }
+
+    /** Runs {@code artemis perf client} against this stack's broker and returns its output. */
+    String perfClient(Duration duration, Duration warmup, String queue) throws IOException, InterruptedException {
+        return run(Map.of(), Path.of(System.getProperty("bench.artemis.home")).resolve("bin/artemis").toString(),
+                "perf", "client", "--url", "tcp://127.0.0.1:" + BROKER_PORT, "--user", "admin", "--password", "admin",
+                "--persistent", "--duration", String.valueOf(duration.toSeconds()), "--warmup", String.valueOf(warmup.toSeconds()),
+                "--max-pending", "100", "--message-size", "1024", "queue://" + queue);
+    }
+
+    /** Starts Flight Recorder in WildFly ({@code -Dbench.jfr=true}): where the CPU goes during a phase. */
+    void startRecording(String name) throws IOException, InterruptedException {
+        run(Map.of(), "jcmd", Files.readString(dir.resolve("wildfly.pid")).trim(), "JFR.start", "name=" + name, "settings=profile",
+                "filename=" + dir.getParent().resolve(database + "-" + name + ".jfr"));
+    }
+
+    void stopRecording(String name) throws IOException, InterruptedException {
+        run(Map.of(), "jcmd", Files.readString(dir.resolve("wildfly.pid")).trim(), "JFR.stop", "name=" + name);
+        PipelineBenchmark.log("Flight Recorder profile written to %s", dir.getParent().resolve(database + "-" + name + ".jfr"));
+    }
+
+    @Override
+    public void close() throws IOException, InterruptedException {
+        stackScript("demo-down");
+    }
+
+    private void stackScript(String command) throws IOException, InterruptedException {
+        run(Map.of("WILDFLY_HOME", System.getProperty("bench.wildfly.home"),
+                "ARTEMIS_HOME", System.getProperty("bench.artemis.home"),
+                "STACK_DIR", dir.toString(),
+                "BROKER_PORT", String.valueOf(BROKER_PORT),
+                "CONSOLE_PORT", "8161",
+                "LAZARUS_DB", database,
+                "DB_PORT", String.valueOf(EMBEDDED_DB_PORT),
+                "PG_DIR", System.getProperty("bench.pg.dir"),
+                "WAR", System.getProperty("bench.war"),
+                "JDBC_DRIVER", System.getProperty("bench.jdbc.driver")),
+                "bash", "wildfly-config/stack.sh", command);
+    }
+
+    /** Runs a command in the repository, failing on a non-zero exit; returns what it printed. */
+    private String run(Map<String, String> environment, String... command) throws IOException, InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(command).directory(repo.toFile()).redirectErrorStream(true);
+        builder.environment().putAll(environment);
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes());
+        if (process.waitFor() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed:\n" + output);
+        }
+        return output;
+    }
+}

@@ -1,0 +1,426 @@
+package dev.lazarus.bench;
+
+import dev.lazarus.bench.relay.RelayHop;
+import dev.lazarus.it.Api;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+
+/**
+ * The pipeline benchmark suite (issue #9): Lazarus's 3-step demo pipeline with all its bookkeeping against a bare
+ * XA relay in the same WildFly and the raw broker, on each database, in one run on one machine. See
+ * src/site/markdown/benchmarks.md. {@code mvn -Pbench package}; writes {@code target/bench/pipeline.json},
+ * {@code pipeline.md} and {@code pipeline.png}.
+ *
+ * <p>System properties: {@code bench.databases} (default {@code embedded,postgresql}; {@code h2} is the third), {@code bench.runs} (runs per
+ * throughput phase, 3000), {@code bench.relay.messages} (10000), {@code bench.long.steps} (100000),
+ * {@code bench.raw.seconds} (15), {@code bench.clients} (8), {@code bench.jfr} (false: true records a Flight Recorder
+ * profile of WildFly during the measured step phase).
+ */
+public final class PipelineBenchmark {
+
+    static final String PIPELINE = "document-ingestion";
+    /** The demo pipeline's first step queue: paused while a throughput phase's runs are submitted. */
+    static final String FIRST_STEP_QUEUE = "lazarus.document-ingestion.fetch";
+    static final int STEPS_PER_RUN = 3;
+    private static final Duration PHASE_TIMEOUT = Duration.ofMinutes(30);
+
+    private final int clients = Integer.getInteger("bench.clients", 8);
+    private final int runs = Integer.getInteger("bench.runs", 3000);
+    private final int relayMessages = Integer.getInteger("bench.relay.messages", 10_000);
+    private final int longSteps = Integer.getInteger("bench.long.steps", 100_000);
+    private final Duration rawDuration = Duration.ofSeconds(Integer.getInteger("bench.raw.seconds", 15));
+    /** Records a Flight Recorder profile of WildFly during the measured step phase ({@code target/bench/<db>-steps.jfr}). */
+    private final boolean profile = Boolean.getBoolean("bench.jfr");
+    private final AtomicLong sequence = new AtomicLong();
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        List<String> databases = Arrays.stream(System.getProperty("bench.databases", "embedded,postgresql").split(","))
+                .map(String::trim).filter(s -> !s.isEmpty()).toList();
+        for (String database : databases) {
+            if (!List.of("embedded", "postgresql", "h2").contains(database)) {
+                throw new IllegalArgumentException("bench.databases: unknown database " + database + " (embedded, postgresql or h2)");
+            }
+        }
+        Path repo = Path.of(System.getProperty("bench.repo", ".")).toAbsolutePath().normalize();
+        Path out = repo.resolve("target/bench");
+        Files.createDirectories(out);
+        PipelineBenchmark benchmark = new PipelineBenchmark();
+        BenchReport report = new BenchReport(benchmark.settings());
+        for (String database : databases) {
+            try (BenchStack stack = BenchStack.up(database, repo, out)) {
+                report.add(benchmark.measure(stack));
+            }
+        }
+        report.write(out);
+        log("wrote %s, %s and %s", out.resolve("pipeline.json"), out.resolve("pipeline.md"), out.resolve("pipeline.png"));
+        System.out.println();
+        System.out.println(Files.readString(out.resolve("pipeline.md")));
+        System.exit(0);
+    }
+
+    private Map<String, Object> settings() {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("runs_per_phase", runs);
+        settings.put("relay_messages", relayMessages);
+        settings.put("long_run_steps", longSteps);
+        settings.put("clients", clients);
+        settings.put("raw_broker_seconds", rawDuration.toSeconds());
+        settings.put("cores", Runtime.getRuntime().availableProcessors());
+        return settings;
+    }
+
+    private BenchReport.Database measure(BenchStack stack) throws Exception {
+        BenchReport.Database result = new BenchReport.Database(stack.database);
+        result.rawBrokerMsgsPerS = rawBroker(stack);
+
+        log("[%s] bare relay: warm-up, then %d messages through 3 hops", stack.database, relayMessages);
+        relay(stack, Math.max(500, relayMessages / 10));
+        result.relay = relay(stack, relayMessages);
+        log("[%s] bare relay: %.0f hops/s, %.2f ms CPU per hop", stack.database, result.relay.perSecond(), result.relay.cpuMillisPerUnit());
+
+        log("[%s] Lazarus: warm-up, then %d runs (%d steps) from a paused first queue", stack.database, runs, runs * STEPS_PER_RUN);
+        steps(stack, Math.max(100, runs / 10));
+        if (profile) {
+            stack.startRecording("steps");
+        }
+        result.steps = steps(stack, runs);
+        if (profile) {
+            stack.stopRecording("steps");
+        }
+        log("[%s] Lazarus: %.0f steps/s, %.2f ms CPU per step; ratio to the relay %.2f", stack.database, result.steps.perSecond(),
+                result.steps.cpuMillisPerUnit(), result.steps.perSecond() / result.relay.perSecond());
+
+        log("[%s] end to end: %d runs submitted by %d clients while the steps run", stack.database, runs, clients);
+        result.endToEnd = endToEnd(stack, runs);
+        log("[%s] end to end: %.0f runs/s (submissions alone %.0f runs/s)", stack.database, result.endToEnd.runsPerS(),
+                result.endToEnd.submittedPerS());
+
+        result.latency = latency(stack, Math.max(1, result.steps.perSecond() / STEPS_PER_RUN / 2));
+        result.deadLetterVisibleMillis = deadLetterVisibility(stack);
+        result.longRun = longRun(stack, (longSteps + STEPS_PER_RUN - 1) / STEPS_PER_RUN);
+        result.idleCpuPercent = idleCpu(stack, Duration.ofSeconds(20));
+        log("[%s] idle: WildFly used %.1f %% of a core over 20 s", stack.database, result.idleCpuPercent);
+        return result;
+    }
+
+    // ---- the raw broker ----
+
+    private double rawBroker(BenchStack stack) throws Exception {
+        log("[%s] raw broker: artemis perf client, persistent, 100 in flight, %d s", stack.database, rawDuration.toSeconds());
+        stack.broker.createQueue("bench.raw");
+        // the client's duration includes its warm-up; only the seconds after it count
+        String output = stack.perfClient(rawDuration, Duration.ofSeconds(Math.min(5, rawDuration.toSeconds() / 3)), "bench.raw");
+        double rate = PerfClientOutput.sentPerSecond(output);
+        log("[%s] raw broker: %.0f msg/s", stack.database, rate);
+        stack.broker.removeAllMessages("bench.raw");
+        return rate;
+    }
+
+    // ---- the bare relay ----
+
+    private BenchReport.Rate relay(BenchStack stack, int messages) throws Exception {
+        stack.broker.removeAllMessages(RelayHop.DONE);
+        stack.broker.pause(RelayHop.FIRST);
+        stack.broker.sendMany(RelayHop.FIRST, messages, i -> "{\"n\":" + i + "}");
+        long cpu = stack.wildflyCpuMillis();
+        Instant start = Instant.now();
+        stack.broker.resume(RelayHop.FIRST);
+        Progress progress = new Progress("the relay's messages through 3 hops");
+        for (long done = 0; done < messages; done = stack.broker.messageCount(RelayHop.DONE)) {
+            progress.check(done, messages);
+            Thread.sleep(100);
+        }
+        Duration took = Duration.between(start, Instant.now());
+        return new BenchReport.Rate(messages * 3L, took, stack.wildflyCpuMillis() - cpu);
+    }
+
+    // ---- Lazarus ----
+
+    /** Step throughput: runs submitted while the first queue is paused, then timed from resume to the last completion. */
+    private BenchReport.Rate steps(BenchStack stack, int count) throws Exception {
+        int before = count(stack.viewer, "COMPLETED");
+        stack.broker.pause(FIRST_STEP_QUEUE);
+        try {
+            submit(stack.operator, count, i -> quickPayload());
+        } finally {
+            stack.broker.resume(FIRST_STEP_QUEUE);
+        }
+        long cpu = stack.wildflyCpuMillis();
+        Instant start = Instant.now();
+        awaitCompleted(stack, before + count, start.plus(PHASE_TIMEOUT));
+        Duration took = Duration.between(start, Instant.now());
+        return new BenchReport.Rate((long) count * STEPS_PER_RUN, took, stack.wildflyCpuMillis() - cpu);
+    }
+
+    private BenchReport.EndToEnd endToEnd(BenchStack stack, int count) throws Exception {
+        int before = count(stack.viewer, "COMPLETED");
+        Instant start = Instant.now();
+        submit(stack.operator, count, i -> quickPayload());
+        Duration submitting = Duration.between(start, Instant.now());
+        awaitCompleted(stack, before + count, start.plus(PHASE_TIMEOUT));
+        return new BenchReport.EndToEnd(count, submitting, Duration.between(start, Instant.now()));
+    }
+
+    /**
+     * Latency at half the measured capacity (so it is the path's latency, not a queue's): runs submitted at a steady
+     * rate for 20 s, then each one's step and end-to-end times read from the API. A step's latency is from its
+     * dispatch (the previous step's completion, or the run's creation) to its completion: queueing included.
+     */
+    private Map<String, BenchReport.Percentiles> latency(BenchStack stack, double runsPerSecond) throws Exception {
+        int count = (int) Math.max(100, Math.min(2_000, runsPerSecond * 20));
+        log("[%s] latency: %d runs at %.1f runs/s (half the measured capacity)", stack.database, count, runsPerSecond);
+        int before = count(stack.viewer, "COMPLETED");
+        List<String> ids = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pacer = Executors.newFixedThreadPool(4);
+        long start = System.nanoTime();
+        List<Future<?>> sent = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            long at = start + (long) (i * 1e9 / runsPerSecond);
+            sent.add(pacer.submit(() -> {
+                long wait = at - System.nanoTime();
+                if (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                }
+                ids.add(stack.operator.startRun(quickPayload()));
+                return null;
+            }));
+        }
+        for (Future<?> f : sent) {
+            f.get();
+        }
+        pacer.shutdown();
+        awaitCompleted(stack, before + count, Instant.now().plus(PHASE_TIMEOUT));
+        Map<String, List<Double>> samples = new LinkedHashMap<>();
+        for (String id : ids) {
+            JsonObject run = stack.viewer.run(id);
+            Instant previous = Instant.parse(run.getString("createdAt"));
+            for (JsonValue value : run.getJsonArray("steps")) {
+                JsonObject step = value.asJsonObject();
+                Instant finished = Instant.parse(step.getString("finishedAt"));
+                samples.computeIfAbsent(step.getString("step"), s -> new ArrayList<>()).add(millis(previous, finished));
+                previous = finished;
+            }
+            samples.computeIfAbsent("end_to_end", s -> new ArrayList<>())
+                    .add(millis(Instant.parse(run.getString("createdAt")), Instant.parse(run.getString("finishedAt"))));
+        }
+        Map<String, BenchReport.Percentiles> result = new LinkedHashMap<>();
+        samples.forEach((name, values) -> result.put(name, BenchReport.Percentiles.of(values)));
+        log("[%s] latency end to end: %s", stack.database, result.get("end_to_end"));
+        return result;
+    }
+
+    /**
+     * From a step's final failed delivery to its dead letter being visible over the API: runs that fail their first
+     * step for good (a declared permanent failure: the first delivery is the final one; and a failure on every
+     * attempt: the last retry is), each watched by a client polling the run every 20 ms.
+     */
+    private BenchReport.Percentiles deadLetterVisibility(BenchStack stack) throws Exception {
+        log("[%s] dead-letter visibility: 10 runs failing for good at once, 5 after their retries", stack.database);
+        List<String> payloads = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            payloads.add("{\"url\":\"https://bench.example.org/broken-" + sequence.incrementAndGet() + ".pdf\",\"failures\":{\"fetch\":{\"mode\":\"permanent\"}}}");
+        }
+        for (int i = 0; i < 5; i++) {
+            payloads.add("{\"url\":\"https://bench.example.org/flaky-" + sequence.incrementAndGet() + ".html\",\"failures\":{\"fetch\":{\"mode\":\"always\"}}}");
+        }
+        stack.expectedDeadLetters += payloads.size();
+        ExecutorService watchers = Executors.newFixedThreadPool(payloads.size());
+        List<Future<Double>> waits = new ArrayList<>();
+        for (String payload : payloads) {
+            waits.add(watchers.submit(() -> {
+                String id = stack.operator.startRun(payload);
+                Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+                while (true) {
+                    JsonObject run = stack.viewer.run(id);
+                    if (run.getBoolean("deadLettered")) {
+                        Instant seen = Instant.now();
+                        JsonObject fetch = run.getJsonArray("steps").getJsonObject(0);
+                        return millis(Instant.parse(fetch.getString("lastAttemptAt")), seen);
+                    }
+                    if (Instant.now().isAfter(deadline)) {
+                        throw new IllegalStateException("run " + id + " was not dead-lettered within 2 minutes: " + run);
+                    }
+                    Thread.sleep(20);
+                }
+            }));
+        }
+        List<Double> values = new ArrayList<>();
+        for (Future<Double> wait : waits) {
+            values.add(wait.get());
+        }
+        watchers.shutdown();
+        BenchReport.Percentiles result = BenchReport.Percentiles.of(values);
+        log("[%s] dead letter visible after the final failed delivery: %s", stack.database, result);
+        return result;
+    }
+
+    /**
+     * Many runs submitted continuously (at most 2 000 live at a time, so no run waits long enough to be swept), with
+     * throughput and the database's size recorded every 10 s: does the cost stay flat as the tables grow?
+     */
+    private BenchReport.LongRun longRun(BenchStack stack, int count) throws Exception {
+        log("[%s] long run: %d runs (%d steps), throughput and database size every 10 s", stack.database, count, count * STEPS_PER_RUN);
+        int before = count(stack.viewer, "COMPLETED");
+        long bytesBefore = stack.databaseBytes();
+        AtomicInteger completed = new AtomicInteger();
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService submitters = Executors.newFixedThreadPool(clients);
+        List<Future<?>> work = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            work.add(submitters.submit(() -> {
+                while (next.getAndIncrement() < count) {
+                    while (next.get() - completed.get() > 2_000) {
+                        Thread.sleep(50);
+                    }
+                    submitWithRetry(stack.operator, quickPayload());
+                }
+                return null;
+            }));
+        }
+        submitters.shutdown();
+        BenchReport.LongRun result = new BenchReport.LongRun(count * (long) STEPS_PER_RUN);
+        Instant start = Instant.now();
+        Instant deadline = start.plus(Duration.ofHours(2));
+        int lastCompleted = 0;
+        Instant lastAt = start;
+        while (completed.get() < count) {
+            Thread.sleep(10_000);
+            completed.set(count(stack.viewer, "COMPLETED") - before);
+            Instant now = Instant.now();
+            double stepsPerS = (completed.get() - lastCompleted) * (double) STEPS_PER_RUN / (Duration.between(lastAt, now).toMillis() / 1000.0);
+            long bytes = stack.databaseBytes();
+            result.windows.add(new BenchReport.Window(Duration.between(start, now).toMillis() / 1000.0, stepsPerS, completed.get(), bytes));
+            log("[%s] long run: %d/%d runs, %.0f steps/s over the last window, database %d MB", stack.database, completed.get(), count,
+                    stepsPerS, bytes >> 20);
+            lastCompleted = completed.get();
+            lastAt = now;
+            if (now.isAfter(deadline)) {
+                throw new IllegalStateException("the long run did not finish within 2 hours");
+            }
+        }
+        for (Future<?> f : work) {
+            f.get();
+        }
+        result.took = Duration.between(start, Instant.now());
+        result.bytesPerRun = (stack.databaseBytes() - bytesBefore) / (double) count;
+        return result;
+    }
+
+    private double idleCpu(BenchStack stack, Duration over) throws InterruptedException {
+        long cpu = stack.wildflyCpuMillis();
+        Thread.sleep(over.toMillis());
+        return (stack.wildflyCpuMillis() - cpu) * 100.0 / over.toMillis();
+    }
+
+    // ---- helpers ----
+
+    private String quickPayload() {
+        return "{\"url\":\"https://bench.example.org/doc-" + sequence.incrementAndGet() + ".html\"}";
+    }
+
+    /** Submits {@code count} runs with the benchmark's clients, in parallel; returns when all were accepted. */
+    private void submit(Api api, int count, IntFunction<String> payload) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        AtomicInteger next = new AtomicInteger();
+        List<Future<?>> work = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            work.add(pool.submit(() -> {
+                for (int i = next.getAndIncrement(); i < count; i = next.getAndIncrement()) {
+                    submitWithRetry(api, payload.apply(i));
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : work) {
+            f.get();
+        }
+        pool.shutdown();
+    }
+
+    /** A submission, tried again (with the same Idempotency-Key) if the server is briefly unable to take it. */
+    private static void submitWithRetry(Api api, String payload) throws InterruptedException {
+        String key = "bench-" + java.util.UUID.randomUUID();
+        String body = "{\"pipeline\":\"" + PIPELINE + "\",\"payload\":" + payload + "}";
+        for (int attempt = 1; ; attempt++) {
+            Api.Response response = api.post("api/runs", body, "Idempotency-Key", key);
+            if (response.status() == 201 || response.status() == 200) {
+                return;
+            }
+            if (attempt >= 5 || response.status() != 503 && response.status() != 409) {
+                throw new IllegalStateException("a submission was refused: " + response);
+            }
+            Thread.sleep(200L * attempt);
+        }
+    }
+
+    private static int count(Api viewer, String state) {
+        return viewer.get("api/runs?limit=1&state=" + state).ok().json().getInt("total");
+    }
+
+    /** Waits until {@code target} runs completed; fails if a run was dead-lettered meanwhile (they all should complete). */
+    private static void awaitCompleted(BenchStack stack, int target, Instant deadline) throws InterruptedException {
+        Progress progress = new Progress("completed runs");
+        for (int completed = 0; completed < target; completed = count(stack.viewer, "COMPLETED")) {
+            progress.check(completed, target);
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException("runs did not complete in time: " + completed + " of " + target);
+            }
+            Thread.sleep(100);
+        }
+        int deadLettered = count(stack.viewer, "DEAD_LETTERED");
+        if (deadLettered > stack.expectedDeadLetters) {
+            throw new IllegalStateException(deadLettered + " runs were dead-lettered, " + stack.expectedDeadLetters
+                    + " expected: the figures would not be of the happy path; see the stack's log");
+        }
+    }
+
+    /** Fails a wait that has stopped moving for a minute (a broken stack), instead of waiting out the phase. */
+    private static final class Progress {
+        private static final Duration STALL = Duration.ofMinutes(1);
+        private final String what;
+        private long last = -1;
+        private Instant since = Instant.now();
+
+        Progress(String what) {
+            this.what = what;
+        }
+
+        void check(long now, long target) {
+            if (now != last) {
+                last = now;
+                since = Instant.now();
+            } else if (Instant.now().isAfter(since.plus(STALL))) {
+                throw new IllegalStateException(what + " stopped at " + now + " of " + target + " for " + STALL.toSeconds()
+                        + " s: see the stack's log, target/bench/stack/wildfly/log/server.log");
+            }
+        }
+    }
+
+    private static double millis(Instant from, Instant to) {
+        return Duration.between(from, to).toNanos() / 1e6;
+    }
+
+    static void log(String format, Object... args) {
+        System.out.printf("[bench %s] %s%n", LocalTime.now().truncatedTo(ChronoUnit.SECONDS), String.format(format, args));
+    }
+}

@@ -1,0 +1,18 @@
+package dev.lazarus.bench.relay;
+
+import jakarta.ejb.ActivationConfigProperty;
+import jakarta.ejb.MessageDriven;
+
+/** The relay's hop from {@value RelayHop#FIRST} to {@value RelayHop#SECOND} (see {@link RelayHop}). */
+@MessageDriven(activationConfig = {
+        @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
+        @ActivationConfigProperty(propertyName = "destination", propertyValue = RelayHop.FIRST),
+        @ActivationConfigProperty(propertyName = "useJNDI", propertyValue = "false"),
+        @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "${lazarus.consumer.max-session:8}")})
+public class RelayFirstHop extends RelayHop {
+
+    @Override
+    protected String nextQueue() {
+        return SECOND;
+    }
+}
