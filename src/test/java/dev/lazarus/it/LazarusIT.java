@@ -1,10 +1,14 @@
 package dev.lazarus.it;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.io.File;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 import java.net.URL;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -72,5 +76,21 @@ public abstract class LazarusIT {
         operator = new Api(base, "operator", "operator-pw");
         viewer = new Api(base, "viewer", "viewer-pw");
         anonymous = new Api(base, null, null);
+    }
+
+    /** Every run the server knows. */
+    protected long runCount() {
+        return viewer.get("api/runs?limit=1").ok().json().getJsonNumber("total").longValue();
+    }
+
+    /** The request is refused with a problem of {@code status} whose detail mentions {@code detailMentions}, storing no run. */
+    protected void assertRefused(Supplier<Api.Response> request, int status, String detailMentions) {
+        long before = runCount();
+        Api.Response response = request.get();
+        assertEquals(status, response.status(), response.body());
+        assertEquals("application/problem+json", response.contentType());
+        assertEquals(status, response.json().getInt("status"));
+        assertTrue(response.json().getString("detail").contains(detailMentions), response.json().getString("detail"));
+        assertEquals(before, runCount(), "a refused request stores no run");
     }
 }

@@ -1,5 +1,7 @@
 package dev.lazarus.pipeline.boundary;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
 import dev.lazarus.deadletter.boundary.DeadLetterView;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.pipeline.control.Runs;
@@ -8,11 +10,14 @@ import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.boundary.QueryParams;
+import dev.lazarus.platform.boundary.RequestSizeLimit;
 import dev.lazarus.platform.control.Problem;
 import dev.lazarus.platform.control.Failures;
 import jakarta.ejb.EJBException;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -30,6 +35,8 @@ import jakarta.ws.rs.core.UriInfo;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -46,6 +53,7 @@ public class RunsResource {
 
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     static final int MAX_PAYLOAD_DEPTH = 100;
+    private static final String BATCH_SHAPE = "{\"runs\": [{\"pipeline\": \"...\", \"payload\": {...}}, ...]}";
 
     @Inject
     Runs runs;
@@ -57,31 +65,100 @@ public class RunsResource {
     @ConfigProperty(name = "lazarus.run.max-payload-bytes", defaultValue = "65536")
     int maxPayloadBytes;
 
+    @Inject
+    @ConfigProperty(name = "lazarus.run.max-batch", defaultValue = "1000")
+    int maxBatch;
+
     @POST
     public Response start(InputStream body, @HeaderParam(IDEMPOTENCY_KEY) String submissionKey, @Context UriInfo uri) {
         checkSubmissionKey(submissionKey);
-        JsonObject request = readRequest(body);
-        if (!(request.get("pipeline") instanceof JsonString pipeline) || pipeline.getString().isBlank()) {
-            throw Problem.badRequest("'pipeline' is required and must be a string naming a pipeline");
-        }
-        JsonValue payload = request.getOrDefault("payload", JsonValue.EMPTY_JSON_OBJECT);
-        if (payload.getValueType() != JsonValue.ValueType.OBJECT) {
-            throw Problem.badRequest("'payload' must be a JSON object");
-        }
-        if (JsonBodies.deeperThan(payload, MAX_PAYLOAD_DEPTH)) {
-            // the parser's own limit is 1 000; a step that wraps its input must still be able to parse its output
-            throw Problem.badRequest("'payload' nests deeper than " + MAX_PAYLOAD_DEPTH + " levels");
-        }
-        if (payload.toString().getBytes(StandardCharsets.UTF_8).length > maxPayloadBytes) {
-            throw Problem.tooLarge("the payload is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
-        }
-        Runs.Started started = start(pipeline.getString(), payload.asJsonObject(), submissionKey);
+        Runs.Submission submission = submission(readRequest(body), "");
+        Runs.Started started = start(submission.pipeline(), submission.payload(), submissionKey);
         Run run = started.run();
         URI location = uri.getAbsolutePathBuilder().path(run.id().toString()).build();
         if (!started.created()) {
             return Response.ok(RunView.summary(run)).location(location).header("Idempotency-Replayed", "true").build();
         }
         return Response.created(location).entity(RunView.summary(run)).build();
+    }
+
+    /**
+     * {@code POST /api/runs/batch} with {@code {"runs": [{"pipeline": "...", "payload": {...}}, ...]}} starts them all
+     * in one transaction, or none: every item is checked first and a refusal names each bad one by its index
+     * ({@code runs[3]: 'payload' must be a JSON object}). At most {@code lazarus.run.max-batch} runs (1 000), and the
+     * request is held to the server's request size limit. Answers 201 with the runs in the order given; an
+     * {@code Idempotency-Key} makes a retry of the same batch answer 200 with the runs the first one created.
+     */
+    @POST
+    @Path("batch")
+    public Response startBatch(InputStream body, @HeaderParam(IDEMPOTENCY_KEY) String submissionKey) {
+        checkSubmissionKey(submissionKey);
+        int limit = (int) Math.min(Integer.MAX_VALUE - 8, RequestSizeLimit.limit());
+        JsonObject request = JsonBodies.readObject(body, limit, BATCH_SHAPE, "the batch is larger than " + limit
+                + " bytes (" + RequestSizeLimit.PROPERTY + "): split it");
+        if (!(request.get("runs") instanceof JsonArray items) || items.isEmpty()) {
+            throw Problem.badRequest("'runs' is required and must be a non-empty array: " + BATCH_SHAPE);
+        }
+        if (items.size() > maxBatch) {
+            throw Problem.tooLarge("a batch may start at most " + maxBatch + " runs (lazarus.run.max-batch); this one has "
+                    + items.size() + ": split it");
+        }
+        List<Runs.Submission> submissions = new ArrayList<>(items.size());
+        List<String> invalid = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            try {
+                if (!(items.get(i) instanceof JsonObject item)) {
+                    throw Problem.badRequest("runs[" + i + "] must be an object {\"pipeline\": \"...\", \"payload\": {...}}");
+                }
+                submissions.add(submission(item, "runs[" + i + "]."));
+            } catch (Problem bad) {
+                invalid.add(bad.detail());
+            }
+        }
+        if (!invalid.isEmpty()) {
+            throw Problem.badRequest(Problem.listing(invalid, items.size() + " runs") + "; nothing was started");
+        }
+        Runs.StartedBatch started = startAll(submissions, submissionKey);
+        JsonArrayBuilder views = JSON.createArrayBuilder();
+        started.runs().forEach(run -> views.add(JSON.createObjectBuilder().add("id", run.id().toString())
+                .add("pipeline", run.pipeline()).add("state", run.state().name()).add("currentStep", run.currentStep())));
+        JsonObject answer = JSON.createObjectBuilder().add("count", started.runs().size()).add("runs", views).build();
+        return started.created() ? Response.status(Response.Status.CREATED).entity(answer).build()
+                : Response.ok(answer).header("Idempotency-Replayed", "true").build();
+    }
+
+    /** One run's pipeline and payload as a request gives them, checked; {@code where} prefixes each complaint. */
+    private Runs.Submission submission(JsonObject request, String where) {
+        if (!(request.get("pipeline") instanceof JsonString pipeline) || pipeline.getString().isBlank()) {
+            throw Problem.badRequest(where + "'pipeline' is required and must be a string naming a pipeline");
+        }
+        JsonValue payload = request.getOrDefault("payload", JsonValue.EMPTY_JSON_OBJECT);
+        if (payload.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw Problem.badRequest(where + "'payload' must be a JSON object");
+        }
+        if (JsonBodies.deeperThan(payload, MAX_PAYLOAD_DEPTH)) {
+            // the parser's own limit is 1 000; a step that wraps its input must still be able to parse its output
+            throw Problem.badRequest(where + "'payload' nests deeper than " + MAX_PAYLOAD_DEPTH + " levels");
+        }
+        if (payload.toString().getBytes(StandardCharsets.UTF_8).length > maxPayloadBytes) {
+            throw Problem.tooLarge(where + "'payload' is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
+        }
+        return new Runs.Submission(pipeline.getString(), payload.asJsonObject());
+    }
+
+    private Runs.StartedBatch startAll(List<Runs.Submission> submissions, String submissionKey) {
+        try {
+            return runs.startAll(submissions, submissionKey);
+        } catch (EJBException raced) {
+            // the same batch twice at once: the later one's inserts fail on the keys, and the earlier one's runs are there
+            if (submissionKey != null && Failures.isDuplicateKey(raced)) {
+                return runs.startAll(submissions, submissionKey);
+            }
+            if (submissionKey != null && Failures.isLockTimeout(raced)) {
+                throw Problem.conflict("a batch with this Idempotency-Key is still in progress; retry it shortly");
+            }
+            throw raced;
+        }
     }
 
     private Runs.Started start(String pipeline, JsonObject payload, String submissionKey) {

@@ -20,8 +20,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -65,13 +68,7 @@ public class Runs {
         PipelineDefinition pipeline = pipelines.find(pipelineName).orElseThrow(() -> Problem.unprocessable(
                 "unknown pipeline '" + pipelineName + "'; known pipelines: "
                         + pipelines.all().stream().map(PipelineDefinition::name).toList()));
-        // a key is the caller's own: two operators choosing the same key do not meet
-        String key = submissionKey == null ? null : session.getCallerPrincipal().getName() + ":" + submissionKey;
-        if (key != null && key.length() > Run.SUBMISSION_KEY_LENGTH) {
-            int room = Run.SUBMISSION_KEY_LENGTH - (key.length() - submissionKey.length());
-            throw Problem.badRequest(room > 0 ? "the Idempotency-Key is too long for this user name: at most " + room + " characters"
-                    : "this user name is too long to use Idempotency-Keys");
-        }
+        String key = submissionKey == null ? null : callerKey(submissionKey, "");
         String digest = key == null ? null : sha256(pipeline.name() + "\n" + canonical(payload));
         if (key != null) {
             Optional<Run> earlier = findBySubmissionKey(key);
@@ -94,6 +91,96 @@ public class Runs {
         em.flush();
         dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()));
         return new Started(run, true);
+    }
+
+    /** One run of a batch: its pipeline and payload, already checked for shape by the caller. */
+    public record Submission(String pipeline, JsonObject payload) {
+    }
+
+    /** A batch's outcome: its runs in the order submitted, and whether this request created them. */
+    public record StartedBatch(List<Run> runs, boolean created) {
+    }
+
+    /**
+     * Starts every run of a batch in one transaction: all are stored and their first steps dispatched, or none.
+     * Unknown pipelines are refused together, each named by its index. With a {@code submissionKey}, run {@code i}
+     * is keyed {@code <caller>:<key>/<i>}: a retry of the same batch gets the runs its first attempt created; the
+     * key reused for a different batch (other runs, another order, more or fewer) is refused.
+     */
+    public StartedBatch startAll(List<Submission> submissions, String submissionKey) {
+        List<String> unknown = new ArrayList<>();
+        List<PipelineDefinition> definitions = new ArrayList<>(submissions.size());
+        for (int i = 0; i < submissions.size(); i++) {
+            Optional<PipelineDefinition> definition = pipelines.find(submissions.get(i).pipeline());
+            definition.ifPresent(definitions::add);
+            if (definition.isEmpty()) {
+                unknown.add("runs[" + i + "]: unknown pipeline '" + submissions.get(i).pipeline() + "'");
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw Problem.unprocessable(Problem.listing(unknown, submissions.size() + " runs") + "; known pipelines: "
+                    + pipelines.all().stream().map(PipelineDefinition::name).toList());
+        }
+        String key = submissionKey == null ? null : callerKey(submissionKey, "/" + (submissions.size() - 1));
+        List<String> keys = new ArrayList<>();
+        List<String> digests = new ArrayList<>();
+        if (key != null) {
+            for (int i = 0; i < submissions.size(); i++) {
+                keys.add(key + "/" + i);
+                // the batch's size and the item's place are part of what a retry must repeat: a shorter or
+                // reordered batch under the same key is another request
+                digests.add(sha256(submissions.size() + "\n" + i + "\n" + submissions.get(i).pipeline() + "\n"
+                        + canonical(submissions.get(i).payload())));
+            }
+            List<Run> earlier = em.createQuery("select r from Run r where r.submissionKey in :keys", Run.class)
+                    .setParameter("keys", keys).getResultList();
+            if (!earlier.isEmpty()) {
+                Map<String, Run> byKey = earlier.stream().collect(Collectors.toMap(Run::submissionKey, r -> r));
+                List<Run> replayed = new ArrayList<>();
+                for (int i = 0; i < keys.size(); i++) {
+                    Run run = byKey.get(keys.get(i));
+                    if (run == null || !run.createdBy(digests.get(i))) {
+                        throw Problem.unprocessable("Idempotency-Key '" + submissionKey + "' was already used for a different"
+                                + " batch; a retry must send the same runs in the same order");
+                    }
+                    replayed.add(run);
+                }
+                return new StartedBatch(replayed, false);
+            }
+        }
+        Instant now = clock.instant();
+        List<Run> started = new ArrayList<>(submissions.size());
+        for (int i = 0; i < submissions.size(); i++) {
+            PipelineDefinition pipeline = definitions.get(i);
+            Run run = new Run(pipeline.name(), pipeline.first().name(), submissions.get(i).payload().toString(), now);
+            if (key != null) {
+                run.submittedAs(keys.get(i), digests.get(i));
+            }
+            em.persist(run);
+            started.add(run);
+        }
+        em.flush(); // the rows first, as in start(): the database commits before any message can be delivered
+        for (int i = 0; i < started.size(); i++) {
+            StepDefinition first = definitions.get(i).first();
+            Run run = started.get(i);
+            dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()));
+        }
+        return new StartedBatch(started, true);
+    }
+
+    /**
+     * The stored form of a caller's Idempotency-Key: keys are per caller, so two operators choosing the same key
+     * do not meet. {@code suffix} is what the longest stored key adds (a batch's index).
+     */
+    private String callerKey(String submissionKey, String suffix) {
+        String key = session.getCallerPrincipal().getName() + ":" + submissionKey;
+        if (key.length() + suffix.length() > Run.SUBMISSION_KEY_LENGTH) {
+            int room = Run.SUBMISSION_KEY_LENGTH - (key.length() + suffix.length() - submissionKey.length());
+            throw Problem.badRequest(room > 0 ? "the Idempotency-Key is too long for this user name"
+                    + (suffix.isEmpty() ? "" : " and batch") + ": at most " + room + " characters"
+                    : "this user name is too long to use Idempotency-Keys");
+        }
+        return key;
     }
 
     /** JSON text with every object's members in name order: the same document however a client ordered it. */

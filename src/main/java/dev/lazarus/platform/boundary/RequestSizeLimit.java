@@ -22,15 +22,20 @@ import java.util.logging.Logger;
 public class RequestSizeLimit implements ServletExtension {
 
     private static final Logger LOG = Logger.getLogger(RequestSizeLimit.class.getName());
-    static final String PROPERTY = "lazarus.http.max-request-bytes";
+    public static final String PROPERTY = "lazarus.http.max-request-bytes";
     static final long DEFAULT = 1024 * 1024;
 
     @Override
     public void handleDeployment(DeploymentInfo deployment, ServletContext context) {
-        long limit = Long.getLong(PROPERTY, DEFAULT);
+        long limit = limit();
         LOG.log(Level.INFO, "Request bodies are limited to {0,number,#} bytes ({1})", new Object[] {limit, PROPERTY});
         String api = context.getContextPath() + "/api/";
         deployment.addInitialHandlerChainWrapper(next -> limited(next, limit, api));
+    }
+
+    /** The most bytes a request body may have ({@value #PROPERTY}, a system property). */
+    public static long limit() {
+        return Long.getLong(PROPERTY, DEFAULT);
     }
 
     private static HttpHandler limited(HttpHandler next, long limit, String api) {

@@ -1,6 +1,7 @@
 package dev.lazarus.platform.control;
 
 import jakarta.ejb.ApplicationException;
+import java.util.List;
 
 /**
  * A request the API refuses, with what the client needs to fix it; rendered as RFC 9457
@@ -38,6 +39,16 @@ public class Problem extends RuntimeException {
 
     public static Problem unprocessable(String detail) {
         return new Problem(422, "Unprocessable request", detail);
+    }
+
+    /** The most issues one detail lists; a client fixes those and learns of the rest on its next try. */
+    static final int LISTED_ISSUES = 10;
+
+    /** "2 of 500 runs are not valid: a; b", at most {@value #LISTED_ISSUES} issues, then how many more. */
+    public static String listing(List<String> issues, String ofWhat) {
+        String shown = String.join("; ", issues.subList(0, Math.min(LISTED_ISSUES, issues.size())));
+        return issues.size() + " of " + ofWhat + " are not valid: " + shown
+                + (issues.size() > LISTED_ISSUES ? "; and " + (issues.size() - LISTED_ISSUES) + " more" : "");
     }
 
     public int status() {
