@@ -151,9 +151,10 @@ database() {
 
 # The embedded PostgreSQL runs as the calling user. PostgreSQL refuses to run as root, so as root (a CI
 # container) it runs as "nobody", from binaries and a data directory under /tmp: that user may not be able
-# to reach a checkout under /root. $STACK_DIR/postgres/data then links to the data directory.
+# to reach a checkout under /root. Every command then names the /tmp directory itself, never a path through
+# the checkout.
 as_db_user() {
-    if [ "$(id -u)" = 0 ]; then setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; else "$@"; fi
+    if [ "$(id -u)" = 0 ]; then setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"; else "$@"; fi
 }
 
 # where the build put the binaries' archive (the pom sets PG_DIR; the drills' calls rely on the default)
@@ -162,24 +163,30 @@ embedded_pg_home() {
     if [ "$(id -u)" = 0 ]; then echo "/tmp/lazarus-pgsql-$(cat "$(pg_dir)"/postgres-*.txz 2>/dev/null | cksum | cut -d' ' -f1)"
     else echo "$(pg_dir)/pgsql"; fi
 }
+# the stack's data directory (its log is postgres.log inside it)
+pg_data() {
+    if [ "$(id -u)" = 0 ]; then echo "/tmp/lazarus-pgdata-$(echo "$STACK_DIR" | md5sum | cut -c1-12)"
+    else echo "$STACK_DIR/postgres/data"; fi
+}
 # the port the stack's PostgreSQL was set up on (the pom sets DB_PORT for a new stack)
 db_port() { echo "${DB_PORT:-$(cat "$STACK_DIR/postgres/port" 2>/dev/null || echo 5433)}"; }
 
 embedded_pg_up() {
     local home; home=$(embedded_pg_home)
     if [ ! -x "$home/bin/postgres" ]; then
-        local archive; archive=$(ls "$(pg_dir)"/postgres-*.txz 2>/dev/null | head -1)
+        local archive; archive=$(ls "$(pg_dir)"/postgres-*.txz 2>/dev/null | head -1 || true)
         [ -n "$archive" ] || { log "no PostgreSQL binaries in $(pg_dir): build with mvn first"; return 1; }
-        rm -rf "$home.tmp" && mkdir -p "$home.tmp" && tar -xJf "$archive" -C "$home.tmp" && mv "$home.tmp" "$home"
+        # unpacked aside and moved into place in one step: a stack starting at the same time never sees half of it
+        local unpacking; unpacking=$(mktemp -d "$home.XXXXXX")
+        tar -xJf "$archive" -C "$unpacking" || { log "could not unpack $archive (is xz installed?)"; rm -rf "$unpacking"; return 1; }
+        chmod 755 "$unpacking"
+        mv -T "$unpacking" "$home" 2>/dev/null || rm -rf "$unpacking"
     fi
-    local dir="$STACK_DIR/postgres" data="$STACK_DIR/postgres/data"
-    mkdir -p "$dir"
-    db_port > "$dir/port"
-    if [ "$(id -u)" = 0 ]; then
-        data="/tmp/lazarus-pgdata-$(echo "$STACK_DIR" | md5sum | cut -c1-12)"
-        rm -rf "$data" && mkdir -p "$data" && chown nobody:nogroup "$data" && chmod 700 "$data"
-        ln -sfn "$data" "$dir/data"
-    fi
+    local data; data=$(pg_data)
+    mkdir -p "$STACK_DIR/postgres"
+    db_port > "$STACK_DIR/postgres/port"
+    rm -rf "$data" && mkdir -p "$data" && chmod 700 "$data"
+    if [ "$(id -u)" = 0 ]; then chown nobody: "$data"; fi
     local password; password=$(as_db_user mktemp)
     echo lazarus > "$password"   # the documented local-only password, as for the other local stacks
     as_db_user "$home/bin/initdb" -D "$data" -U lazarus --pwfile="$password" --auth-host=scram-sha-256 \
@@ -194,16 +201,17 @@ embedded_pg_up() {
 embedded_pg_start() {
     # XA (prepared transactions) is how a step's database work commits together with its JMS messages;
     # TCP on 127.0.0.1 only, no Unix socket (its path could be too long in a deep checkout)
-    as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$STACK_DIR/postgres/data" -l "$STACK_DIR/postgres/data/postgres.log" -w -t 60 \
+    local data; data=$(pg_data)
+    as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t 60 \
         -o "-p $(db_port) -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_prepared_transactions=64" start > /dev/null \
-        || { log "PostgreSQL did not start, see $STACK_DIR/postgres/data/postgres.log"; tail -n 20 "$STACK_DIR/postgres/data/postgres.log"; return 1; }
-    log "PostgreSQL (embedded) on 127.0.0.1:$(db_port), data in $STACK_DIR/postgres/data"
+        || { log "PostgreSQL did not start, see $data/postgres.log"; tail -n 20 "$data/postgres.log"; return 1; }
+    log "PostgreSQL (embedded) on 127.0.0.1:$(db_port), data in $data"
 }
 
 embedded_pg_stop() {
-    if [ -f "$STACK_DIR/postgres/data/postmaster.pid" ]; then
-        as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$STACK_DIR/postgres/data" -m fast -w stop > /dev/null 2>&1 \
-            || kill -INT "$(head -1 "$STACK_DIR/postgres/data/postmaster.pid")" 2>/dev/null || true
+    local data; data=$(pg_data)
+    if [ -f "$data/postmaster.pid" ]; then
+        as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$data" -m fast -w stop > /dev/null 2>&1 || true
     fi
 }
 
@@ -213,7 +221,7 @@ postgres_ctl() { # stop|start
     case "$(cat "$STACK_DIR/database" 2>/dev/null)" in
         embedded)
             if [ "$1" = stop ]; then
-                as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$STACK_DIR/postgres/data" -m fast -w stop > /dev/null
+                as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$(pg_data)" -m fast -w stop > /dev/null
                 log "PostgreSQL (embedded) stopped"
             else
                 embedded_pg_start

@@ -68,6 +68,7 @@ final class BenchReport {
                     .add("bare_relay_cpu_ms_per_hop", round(d.relay.cpuMillisPerUnit()))
                     .add("end_to_end_runs_per_s", round(d.endToEnd.runsPerS()))
                     .add("submissions_per_s", round(d.endToEnd.submittedPerS()))
+                    .add("batch_submission_runs_per_s", round(d.batchSubmission.perSecond()))
                     .add("latency_ms", latency)
                     .add("dead_letter_visible_ms", d.deadLetterVisibleMillis.json())
                     .add("long_run", Json.createObjectBuilder()
@@ -102,6 +103,7 @@ final class BenchReport {
                 d.steps.cpuMillisPerUnit(), d.relay.cpuMillisPerUnit()));
         row(md, "end to end, submitting while running: runs/s (submissions alone)", d -> String.format(Locale.ROOT, "%s (%s)",
                 fmt(d.endToEnd.runsPerS()), fmt(d.endToEnd.submittedPerS())));
+        row(md, "batch submission (`POST /api/runs/batch`, 1 000 runs each, 2 clients): runs/s", d -> fmt(d.batchSubmission.perSecond()));
         for (String name : databases.isEmpty() ? List.<String>of() : databases.get(0).latency.keySet()) {
             row(md, "latency p50 / p95 / p99 at half capacity, " + name.replace('_', ' ') + " (ms)",
                     d -> d.latency.containsKey(name) ? d.latency.get(name).toString() : "");
@@ -165,6 +167,8 @@ final class BenchReport {
         double rawBrokerMsgsPerS;
         Rate relay;
         Rate steps;
+        /** The step phase's runs, submitted in batches of 1 000: runs per second. */
+        Rate batchSubmission;
         EndToEnd endToEnd;
         Map<String, Percentiles> latency;
         Percentiles deadLetterVisibleMillis;

@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
@@ -59,8 +58,8 @@ final class BenchStack implements AutoCloseable {
     }
 
     /**
-     * Starts the stack on {@code database}: embedded (the default: a PostgreSQL the stack starts), postgresql (the
-     * machine's, given a fresh, empty database first by .ci/postgres.sh) or h2.
+     * Starts the stack on {@code database}: embedded (the default: a PostgreSQL the stack starts) or postgresql (the
+     * machine's, given a fresh, empty database first by .ci/postgres.sh).
      */
     static BenchStack up(String database, Path repo, Path benchDir) throws IOException, InterruptedException {
         for (int port : List.of(HTTP_PORT, 9990, BROKER_PORT, 8161, EMBEDDED_DB_PORT)) {
@@ -74,8 +73,13 @@ final class BenchStack implements AutoCloseable {
             stack.run(Map.of(), "bash", ".ci/postgres.sh");
         }
         PipelineBenchmark.log("starting the stack on %s", database);
-        stack.stackScript("bench-up");
-        stack.deployRelay(benchDir);
+        try {
+            stack.stackScript("bench-up");
+            stack.deployRelay(benchDir);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            stack.close(); // never leave a half-started stack on the demo stack's ports
+            throw e;
+        }
         return stack;
     }
 
@@ -115,22 +119,15 @@ final class BenchStack implements AutoCloseable {
         PipelineBenchmark.log("bare relay deployed next to Lazarus");
     }
 
-    /** What the database holds on disk: PostgreSQL's {@code pg_database_size}, or H2's files. */
+    /** What the database holds on disk: PostgreSQL's {@code pg_database_size}. */
     long databaseBytes() {
-        if (!database.equals("h2")) {
-            int port = database.equals("embedded") ? EMBEDDED_DB_PORT : 5432;
-            try (Connection connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/lazarus", "lazarus", "lazarus");
-                 ResultSet size = connection.createStatement().executeQuery("select pg_database_size('lazarus')")) {
-                size.next();
-                return size.getLong(1);
-            } catch (SQLException e) {
-                throw new IllegalStateException("could not read the database's size: " + e.getMessage(), e);
-            }
-        }
-        try (Stream<Path> files = Files.list(dir.resolve("wildfly/data/lazarus"))) {
-            return files.mapToLong(file -> file.toFile().length()).sum();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
+        int port = database.equals("embedded") ? EMBEDDED_DB_PORT : 5432;
+        try (Connection connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/lazarus", "lazarus", "lazarus");
+             ResultSet size = connection.createStatement().executeQuery("select pg_database_size('lazarus')")) {
+            size.next();
+            return size.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not read the database's size: " + e.getMessage(), e);
         }
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -49,6 +50,39 @@ class BatchSubmissionIT extends LazarusIT {
     }
 
     @Test
+    void aBatchOfTheMostRunsAllowedStartsThemAll() {
+        long before = runCount();
+        String tag = UUID.randomUUID().toString();
+        Api.Response created = operator.post("api/runs/batch", batch(IntStream.range(0, 1000).mapToObj(i -> item(tag + "/" + i))
+                .toArray(String[]::new)));
+        assertEquals(201, created.status(), created.body());
+        assertEquals(1000, created.json().getInt("count"));
+        assertEquals(1000, ids(created).stream().distinct().count());
+        assertEquals(before + 1000, runCount());
+        // the last run's first step ran: its message was sent with the others (the rest of the pipeline is tested above)
+        String last = ids(created).get(999);
+        Await.until("run " + last + " to get past its first step", Duration.ofSeconds(60), () -> viewer.run(last),
+                run -> !"fetch".equals(run.getString("currentStep")));
+    }
+
+    @Test
+    void everyBadItemIsCountedAndTheFirstTenNamed() {
+        String[] items = IntStream.range(0, 13).mapToObj(i -> "{\"pipeline\":\"document-ingestion\",\"payload\":" + i + "}")
+                .toArray(String[]::new);
+        assertRefused(() -> operator.post("api/runs/batch", batch(items)), 400, "13 of 13 runs are not valid: runs[0].");
+        assertRefused(() -> operator.post("api/runs/batch", batch(items)), 400, "runs[9].'payload' must be a JSON object; and 3 more");
+    }
+
+    @Test
+    void aBatchsKeyNeverMeetsASingleRunsKey() {
+        String key = UUID.randomUUID().toString();
+        Api.Response single = operator.post("api/runs", item("single"), "Idempotency-Key", key + "/0");
+        assertEquals(201, single.status(), single.body());
+        Api.Response batch = operator.post("api/runs/batch", batch(item("batched")), "Idempotency-Key", key);
+        assertEquals(201, batch.status(), "a batch keyed " + key + " is not the single run keyed " + key + "/0: " + batch.body());
+    }
+
+    @Test
     void aBatchThatIsNotABatchOrTooBigIsRefused() {
         assertRefused(() -> operator.post("api/runs/batch", "{\"runs\":[]}"), 400, "non-empty array");
         assertRefused(() -> operator.post("api/runs/batch", "{\"pipeline\":\"document-ingestion\"}"), 400, "'runs' is required");
@@ -73,6 +107,8 @@ class BatchSubmissionIT extends LazarusIT {
         assertRefused(() -> operator.post("api/runs/batch", batch(item("retried-2"), item("retried-1")), "Idempotency-Key", key),
                 422, "different batch");
         assertRefused(() -> operator.post("api/runs/batch", batch(item("retried-1")), "Idempotency-Key", key), 422, "different batch");
+        assertRefused(() -> operator.post("api/runs/batch", batch(item("retried-1"), item("retried-2"), item("retried-3")),
+                "Idempotency-Key", key), 422, "different batch");
     }
 
     private static List<String> ids(Api.Response batch) {

@@ -85,7 +85,7 @@ public class RunsResource {
     /**
      * {@code POST /api/runs/batch} with {@code {"runs": [{"pipeline": "...", "payload": {...}}, ...]}} starts them all
      * in one transaction, or none: every item is checked first and a refusal names each bad one by its index
-     * ({@code runs[3]: 'payload' must be a JSON object}). At most {@code lazarus.run.max-batch} runs (1 000), and the
+     * ({@code runs[3].'payload' must be a JSON object}); an item's payload over the size limit is one of those (400). At most {@code lazarus.run.max-batch} runs (1 000), and the
      * request is held to the server's request size limit. Answers 201 with the runs in the order given; an
      * {@code Idempotency-Key} makes a retry of the same batch answer 200 with the runs the first one created.
      */

@@ -93,6 +93,9 @@ public class Runs {
         return new Started(run, true);
     }
 
+    /** Between a batch's key and an item's index in the stored keys: a space, which no Idempotency-Key contains. */
+    private static final String BATCH_ITEM = " #";
+
     /** One run of a batch: its pipeline and payload, already checked for shape by the caller. */
     public record Submission(String pipeline, JsonObject payload) {
     }
@@ -104,7 +107,7 @@ public class Runs {
     /**
      * Starts every run of a batch in one transaction: all are stored and their first steps dispatched, or none.
      * Unknown pipelines are refused together, each named by its index. With a {@code submissionKey}, run {@code i}
-     * is keyed {@code <caller>:<key>/<i>}: a retry of the same batch gets the runs its first attempt created; the
+     * is keyed {@code <caller>:<key> #<i>} (a space, which no single run's key can hold, so the two never meet): a retry of the same batch gets the runs its first attempt created; the
      * key reused for a different batch (other runs, another order, more or fewer) is refused.
      */
     public StartedBatch startAll(List<Submission> submissions, String submissionKey) {
@@ -121,12 +124,12 @@ public class Runs {
             throw Problem.unprocessable(Problem.listing(unknown, submissions.size() + " runs") + "; known pipelines: "
                     + pipelines.all().stream().map(PipelineDefinition::name).toList());
         }
-        String key = submissionKey == null ? null : callerKey(submissionKey, "/" + (submissions.size() - 1));
+        String key = submissionKey == null ? null : callerKey(submissionKey, BATCH_ITEM + (submissions.size() - 1));
         List<String> keys = new ArrayList<>();
         List<String> digests = new ArrayList<>();
         if (key != null) {
             for (int i = 0; i < submissions.size(); i++) {
-                keys.add(key + "/" + i);
+                keys.add(key + BATCH_ITEM + i);
                 // the batch's size and the item's place are part of what a retry must repeat: a shorter or
                 // reordered batch under the same key is another request
                 digests.add(sha256(submissions.size() + "\n" + i + "\n" + submissions.get(i).pipeline() + "\n"

@@ -37,12 +37,7 @@ public final class JsonBodies {
 
     /** Reads at most {@code limit} bytes: an oversized body is refused without being held whole. */
     public static JsonObject readObject(InputStream body, int limit, String expected, String tooLarge) {
-        byte[] bytes;
-        try {
-            bytes = body == null ? new byte[0] : body.readNBytes(limit + 1);
-        } catch (IOException e) {
-            throw Problem.badRequest("the request body could not be read: " + e.getMessage());
-        }
+        byte[] bytes = read(body, limit, tooLarge);
         if (bytes.length > limit) {
             throw Problem.tooLarge(tooLarge);
         }
@@ -78,13 +73,21 @@ public final class JsonBodies {
 
     /** Like {@link #readObject(InputStream, int, String)}, but an empty body is an empty object. */
     public static JsonObject readOptionalObject(InputStream body, int limit, String expected) {
-        byte[] bytes;
+        byte[] bytes = read(body, limit, "the request is larger than " + limit + " bytes");
+        return bytes.length == 0 ? JsonValue.EMPTY_JSON_OBJECT : readObject(new ByteArrayInputStream(bytes), limit, expected);
+    }
+
+    /** At most {@code limit + 1} bytes of the body: one more than allowed tells an oversized body. */
+    private static byte[] read(InputStream body, int limit, String tooLarge) {
         try {
-            bytes = body == null ? new byte[0] : body.readNBytes(limit + 1);
+            return body == null ? new byte[0] : body.readNBytes(limit + 1);
         } catch (IOException e) {
+            if (e.getClass().getSimpleName().equals("RequestTooBigException")) {
+                // a chunked body the server stopped reading at its own limit (lazarus.http.max-request-bytes)
+                throw Problem.tooLarge(tooLarge);
+            }
             throw Problem.badRequest("the request body could not be read: " + e.getMessage());
         }
-        return bytes.length == 0 ? JsonValue.EMPTY_JSON_OBJECT : readObject(new ByteArrayInputStream(bytes), limit, expected);
     }
 
     /**
