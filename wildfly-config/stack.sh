@@ -163,9 +163,10 @@ embedded_pg_home() {
     if [ "$(id -u)" = 0 ]; then echo "/tmp/lazarus-pgsql-$(cat "$(pg_dir)"/postgres-*.txz 2>/dev/null | cksum | cut -d' ' -f1)"
     else echo "$(pg_dir)/pgsql"; fi
 }
-# the stack's data directory (its log is postgres.log inside it)
+# the stack's data directory (its log is postgres.log inside it), as recorded when it was created
 pg_data() {
-    if [ "$(id -u)" = 0 ]; then echo "/tmp/lazarus-pgdata-$(echo "$STACK_DIR" | md5sum | cut -c1-12)"
+    if [ -f "$STACK_DIR/postgres/datadir" ]; then cat "$STACK_DIR/postgres/datadir"
+    elif [ "$(id -u)" = 0 ]; then echo "/tmp/lazarus-pgdata-$(echo "$STACK_DIR" | md5sum | cut -c1-12)"
     else echo "$STACK_DIR/postgres/data"; fi
 }
 # the port the stack's PostgreSQL was set up on (the pom sets DB_PORT for a new stack)
@@ -185,6 +186,7 @@ embedded_pg_up() {
     local data; data=$(pg_data)
     mkdir -p "$STACK_DIR/postgres"
     db_port > "$STACK_DIR/postgres/port"
+    echo "$data" > "$STACK_DIR/postgres/datadir"
     rm -rf "$data" && mkdir -p "$data" && chmod 700 "$data"
     if [ "$(id -u)" = 0 ]; then chown nobody: "$data"; fi
     local password; password=$(as_db_user mktemp)
@@ -273,6 +275,17 @@ submit_demo_runs() {
     log "Submitted $n demo runs and one garbage message; dead letters appear within a few seconds"
 }
 
+# A fresh stack with the WAR deployed: database, broker, configured WildFly (the demo's and the benchmark's).
+stack_up() {
+    wildfly_stop
+    fresh_stack_dir
+    db_up
+    broker_up
+    wildfly_configure
+    wildfly_start
+    deploy_war
+}
+
 case "${1:-}" in
     it-up)
         fresh_stack_dir
@@ -285,13 +298,7 @@ case "${1:-}" in
         embedded_pg_stop
         ;;
     demo-up)
-        wildfly_stop
-        fresh_stack_dir
-        db_up
-        broker_up
-        wildfly_configure
-        wildfly_start
-        deploy_war
+        stack_up
         submit_demo_runs
         cat <<INFO
 
@@ -305,13 +312,7 @@ case "${1:-}" in
 INFO
         ;;
     bench-up)
-        wildfly_stop
-        fresh_stack_dir
-        db_up
-        broker_up
-        wildfly_configure
-        wildfly_start
-        deploy_war
+        stack_up
         log "Stack up for the benchmark (database: $(database)), no demo runs"
         ;;
     demo-kill)

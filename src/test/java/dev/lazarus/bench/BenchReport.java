@@ -65,6 +65,7 @@ final class BenchReport {
                     .add("raw_broker_msgs_per_s", round(d.rawBrokerMsgsPerS))
                     .add("ratio_to_relay", round(d.ratioToRelay()))
                     .add("lazarus_cpu_ms_per_step", round(d.steps.cpuMillisPerUnit()))
+                    .add("lazarus_database_cpu_ms_per_step", round(d.steps.databaseCpuMillisPerUnit()))
                     .add("bare_relay_cpu_ms_per_hop", round(d.relay.cpuMillisPerUnit()))
                     .add("end_to_end_runs_per_s", round(d.endToEnd.runsPerS()))
                     .add("submissions_per_s", round(d.endToEnd.submittedPerS()))
@@ -101,6 +102,8 @@ final class BenchReport {
         row(md, "raw broker (`artemis perf client`, persistent, 100 in flight): msg/s", d -> fmt(d.rawBrokerMsgsPerS));
         row(md, "WildFly CPU per Lazarus step / per relay hop", d -> String.format(Locale.ROOT, "%.2f ms / %.2f ms",
                 d.steps.cpuMillisPerUnit(), d.relay.cpuMillisPerUnit()));
+        row(md, "PostgreSQL CPU per Lazarus step (the relay uses none)", d -> String.format(Locale.ROOT, "%.2f ms",
+                d.steps.databaseCpuMillisPerUnit()));
         row(md, "end to end, submitting while running: runs/s (submissions alone)", d -> String.format(Locale.ROOT, "%s (%s)",
                 fmt(d.endToEnd.runsPerS()), fmt(d.endToEnd.submittedPerS())));
         row(md, "batch submission (`POST /api/runs/batch`, 1 000 runs each, 2 clients): runs/s", d -> fmt(d.batchSubmission.perSecond()));
@@ -184,8 +187,12 @@ final class BenchReport {
         }
     }
 
-    /** Units of work (steps, hops) in a time, and the WildFly CPU they took. */
-    record Rate(long units, Duration took, long cpuMillis) {
+    /** Units of work (steps, hops) in a time, and the WildFly and database server CPU they took (0: not measured). */
+    record Rate(long units, Duration took, long cpuMillis, long databaseCpuMillis) {
+        double databaseCpuMillisPerUnit() {
+            return databaseCpuMillis / (double) units;
+        }
+
         double perSecond() {
             return units / (took.toMillis() / 1000.0);
         }

@@ -43,6 +43,8 @@ final class BenchStack implements AutoCloseable {
     private final Path repo;
     /** How many runs the benchmark made fail on purpose so far: any other dead letter spoils the figures. */
     int expectedDeadLetters;
+    /** The database server's main process, once looked up. */
+    private long postmaster = -1;
 
     private BenchStack(String database, Path repo, Path dir) {
         this.database = database;
@@ -121,14 +123,18 @@ final class BenchStack implements AutoCloseable {
 
     /** What the database holds on disk: PostgreSQL's {@code pg_database_size}. */
     long databaseBytes() {
-        int port = database.equals("embedded") ? EMBEDDED_DB_PORT : 5432;
-        try (Connection connection = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/lazarus", "lazarus", "lazarus");
+        try (Connection connection = connect();
              ResultSet size = connection.createStatement().executeQuery("select pg_database_size('lazarus')")) {
             size.next();
             return size.getLong(1);
         } catch (SQLException e) {
             throw new IllegalStateException("could not read the database's size: " + e.getMessage(), e);
         }
+    }
+
+    private Connection connect() throws SQLException {
+        int port = database.equals("embedded") ? EMBEDDED_DB_PORT : 5432;
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/lazarus", "lazarus", "lazarus");
     }
 
     /** WildFly's and the broker's CPU time so far (user + system, from /proc), in milliseconds. */
@@ -138,6 +144,20 @@ final class BenchStack implements AutoCloseable {
             total += ProcessCpu.millis(pidFile);
         }
         return total;
+    }
+
+    /** CPU time of the database server (PostgreSQL's postmaster and its backends), in milliseconds. */
+    long databaseCpuMillis() {
+        if (postmaster < 0) {
+            try (Connection connection = connect();
+                 ResultSet pid = connection.createStatement().executeQuery("select pg_backend_pid()")) {
+                pid.next();
+                postmaster = ProcessCpu.parent(pid.getLong(1));
+            } catch (SQLException e) {
+                throw new IllegalStateException("could not find the database server's process: " + e.getMessage(), e);
+            }
+        }
+        return ProcessCpu.treeMillis(postmaster);
     }
 
     /** CPU time of WildFly alone, in milliseconds. */

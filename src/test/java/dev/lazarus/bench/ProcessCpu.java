@@ -16,14 +16,50 @@ final class ProcessCpu {
     /** User + system CPU milliseconds of the process whose pid is in {@code pidFile}; 0 if it cannot be read. */
     static long millis(Path pidFile) {
         try {
-            String pid = Files.readString(pidFile).trim();
-            String stat = Files.readString(Path.of("/proc", pid, "stat"));
-            // the fields after the command name (in parentheses, which may hold spaces): state is field 3, utime 14, stime 15
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-            return ticks * 1000 / TICKS_PER_SECOND;
+            return ticks(Long.parseLong(Files.readString(pidFile).trim()), false) * 1000 / TICKS_PER_SECOND;
         } catch (IOException | RuntimeException unreadable) {
             return 0;
+        }
+    }
+
+    /** The parent of a process; -1 if it cannot be read. */
+    static long parent(long pid) {
+        String[] fields = fields(pid);
+        return fields == null ? -1 : Long.parseLong(fields[1]);
+    }
+
+    /**
+     * CPU milliseconds of a process and its children, the living and the ended ones (PostgreSQL: the postmaster and
+     * its backends).
+     */
+    static long treeMillis(long root) {
+        long ticks = ticks(root, true);
+        try (var processes = Files.list(Path.of("/proc"))) {
+            ticks += processes.map(p -> p.getFileName().toString()).filter(name -> name.chars().allMatch(Character::isDigit))
+                    .mapToLong(Long::parseLong).filter(pid -> parent(pid) == root).map(pid -> ticks(pid, false)).sum();
+        } catch (IOException unreadable) {
+            return 0;
+        }
+        return ticks * 1000 / TICKS_PER_SECOND;
+    }
+
+    private static long ticks(long pid, boolean withEndedChildren) {
+        String[] fields = fields(pid);
+        if (fields == null) {
+            return 0;
+        }
+        // utime and stime are fields 14 and 15 of the line, the ended children's cutime and cstime 16 and 17
+        long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        return withEndedChildren ? ticks + Long.parseLong(fields[13]) + Long.parseLong(fields[14]) : ticks;
+    }
+
+    /** The fields of /proc/<pid>/stat after the command name (which is in parentheses and may hold spaces): state first. */
+    private static String[] fields(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        } catch (IOException | RuntimeException gone) {
+            return null;
         }
     }
 }

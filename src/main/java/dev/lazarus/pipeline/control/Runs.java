@@ -107,8 +107,9 @@ public class Runs {
     /**
      * Starts every run of a batch in one transaction: all are stored and their first steps dispatched, or none.
      * Unknown pipelines are refused together, each named by its index. With a {@code submissionKey}, run {@code i}
-     * is keyed {@code <caller>:<key> #<i>} (a space, which no single run's key can hold, so the two never meet): a retry of the same batch gets the runs its first attempt created; the
-     * key reused for a different batch (other runs, another order, more or fewer) is refused.
+     * is keyed {@code <caller>:<key> #<i>} (a space, which no single run's key can hold, so the two never meet): a
+     * retry of the same batch gets the runs its first attempt created; the key reused for a different batch (other
+     * runs, another order, more or fewer) is refused.
      */
     public StartedBatch startAll(List<Submission> submissions, String submissionKey) {
         List<String> unknown = new ArrayList<>();
@@ -135,20 +136,9 @@ public class Runs {
                 digests.add(sha256(submissions.size() + "\n" + i + "\n" + submissions.get(i).pipeline() + "\n"
                         + canonical(submissions.get(i).payload())));
             }
-            List<Run> earlier = em.createQuery("select r from Run r where r.submissionKey in :keys", Run.class)
-                    .setParameter("keys", keys).getResultList();
-            if (!earlier.isEmpty()) {
-                Map<String, Run> byKey = earlier.stream().collect(Collectors.toMap(Run::submissionKey, r -> r));
-                List<Run> replayed = new ArrayList<>();
-                for (int i = 0; i < keys.size(); i++) {
-                    Run run = byKey.get(keys.get(i));
-                    if (run == null || !run.createdBy(digests.get(i))) {
-                        throw Problem.unprocessable("Idempotency-Key '" + submissionKey + "' was already used for a different"
-                                + " batch; a retry must send the same runs in the same order");
-                    }
-                    replayed.add(run);
-                }
-                return new StartedBatch(replayed, false);
+            Optional<List<Run>> earlier = earlierBatch(keys, digests, submissionKey);
+            if (earlier.isPresent()) {
+                return new StartedBatch(earlier.get(), false);
             }
         }
         Instant now = clock.instant();
@@ -169,6 +159,26 @@ public class Runs {
             dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()));
         }
         return new StartedBatch(started, true);
+    }
+
+    /** The runs an earlier request with this batch's keys started, if it was this very batch; refused if it was another. */
+    private Optional<List<Run>> earlierBatch(List<String> keys, List<String> digests, String submissionKey) {
+        List<Run> earlier = em.createQuery("select r from Run r where r.submissionKey in :keys", Run.class)
+                .setParameter("keys", keys).getResultList();
+        if (earlier.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Run> byKey = earlier.stream().collect(Collectors.toMap(Run::submissionKey, r -> r));
+        List<Run> replayed = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            Run run = byKey.get(keys.get(i));
+            if (run == null || !run.createdBy(digests.get(i))) {
+                throw Problem.unprocessable("Idempotency-Key '" + submissionKey + "' was already used for a different"
+                        + " batch; a retry must send the same runs in the same order");
+            }
+            replayed.add(run);
+        }
+        return Optional.of(replayed);
     }
 
     /**
