@@ -55,6 +55,8 @@ public final class PipelineBenchmark {
     private final Duration rawDuration = Duration.ofSeconds(Integer.getInteger("bench.raw.seconds", 15));
     /** Records a Flight Recorder profile of WildFly during the measured step phase ({@code target/bench/<db>-steps.jfr}). */
     private final boolean profile = Boolean.getBoolean("bench.jfr");
+    /** Only the bare relay and the step phase, and no report: a quick look while working on the hot path. */
+    private final boolean quick = Boolean.getBoolean("bench.quick");
     private final AtomicLong sequence = new AtomicLong();
 
     public static void main(String[] args) throws Exception {
@@ -75,7 +77,13 @@ public final class PipelineBenchmark {
             try (BenchStack stack = BenchStack.up(database, repo, out)) {
                 report.add(benchmark.measure(stack));
             }
+            if (benchmark.quick) {
+                continue; // a partial measurement makes no report
+            }
             report.write(out); // after each database: a later one failing keeps what was measured
+        }
+        if (benchmark.quick) {
+            System.exit(0);
         }
         log("wrote %s, %s and %s", out.resolve("pipeline.json"), out.resolve("pipeline.md"), out.resolve("pipeline.png"));
         System.out.println();
@@ -96,7 +104,7 @@ public final class PipelineBenchmark {
 
     private BenchReport.Database measure(BenchStack stack) throws Exception {
         BenchReport.Database result = new BenchReport.Database(stack.database);
-        result.rawBrokerMsgsPerS = rawBroker(stack);
+        result.rawBrokerMsgsPerS = quick ? 0 : rawBroker(stack);
 
         log("[%s] bare relay: warm-up, then %d messages through 3 hops", stack.database, relayMessages);
         relay(stack, Math.max(500, relayMessages / 10));
@@ -116,6 +124,9 @@ public final class PipelineBenchmark {
                 stack.database, result.steps.perSecond(), result.steps.cpuMillisPerUnit(), result.steps.databaseCpuMillisPerUnit(),
                 result.steps.perSecond() / result.relay.perSecond(),
                 result.batchSubmission.perSecond());
+        if (quick) {
+            return result;
+        }
 
         log("[%s] end to end: %d runs submitted by %d clients while the steps run", stack.database, runs, clients);
         result.endToEnd = endToEnd(stack, runs);

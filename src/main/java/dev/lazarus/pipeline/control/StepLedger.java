@@ -4,6 +4,7 @@ import dev.lazarus.deadletter.control.DeadLetterQueues;
 import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -20,13 +21,20 @@ import java.util.logging.Logger;
 /**
  * The bookkeeping around each delivery of a step, in the database.
  *
- * <p>An attempt is recorded when the delivery reaches the step, in a transaction of its own, so that the run
- * shows {@code IN_PROGRESS} with a heartbeat while the handler works (what the sweeper watches) and so that an
- * attempt whose consumer dies still counts. Lazarus counts attempts itself: a delivery the server rolled back
- * before this point (starting up, shutting down) never spent one. A step is given up when its failures reach
- * the retry policy's attempts, or when as many attempts never finished (a step that keeps killing its server
- * must not loop forever). Success is recorded in the consumer's transaction, together with the handler's own
- * work and the next step's message.
+ * <p>Attempts are counted when a delivery reaches the step. The first delivery of a dispatch (the common case:
+ * nearly every step succeeds at once) is admitted inside the consumer's transaction and its attempt is written
+ * there, together with its success, the handler's own work and the next step's message: one transaction per
+ * step. Its attempt is written in a transaction of its own instead as soon as that matters (see
+ * {@link InlineAttempt}): when the step runs long (so the run shows {@code IN_PROGRESS} with a heartbeat, which
+ * the sweeper watches, and an attempt whose consumer then dies still counts) and before a failure is recorded.
+ * A first delivery that left no record at all and comes back (its server died within that moment, or its
+ * transaction rolled back) is counted as an attempt that never finished.
+ *
+ * <p>Every other delivery (redeliveries, copies sent back to wait, messages out of a DLQ, a dispatch the database
+ * does not show yet) is admitted in a transaction of its own before the handler runs. Lazarus counts attempts
+ * itself: a redelivery the server rolled back before this point (starting up, shutting down) never spent one.
+ * A step is given up when its failures reach the retry policy's attempts, or when as many attempts never
+ * finished (a step that keeps killing its server must not loop forever).
  */
 @Stateless
 public class StepLedger {
@@ -53,9 +61,12 @@ public class StepLedger {
      *
      * @param deliveryCount the broker's delivery count: kept for comparison, never taken as the attempt number
      * @param parked        the mark of a message Lazarus parked in a DLQ, if this one carries one
+     * @param firstRanInline whether this message's first delivery went the inline way ({@link #admitFirstDelivery}):
+     *                      a redelivery of it that finds no record counts that delivery as an attempt that never finished
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Admission admit(StepMessage message, StepDefinition step, int deliveryCount, DeadLetterQueues.ParkedMark parked) {
+    public Admission admit(StepMessage message, StepDefinition step, int deliveryCount, DeadLetterQueues.ParkedMark parked,
+                           boolean firstRanInline) {
         Run run = em.find(Run.class, message.runId());
         if (run == null) {
             return Admission.rejected(Admission.Verdict.RUN_NOT_FOUND, "no run " + message.runId());
@@ -90,6 +101,13 @@ public class StepLedger {
             em.persist(created);
             return created;
         });
+        if (existing.isEmpty() && firstRanInline && deliveryCount > 1) {
+            // its first delivery started the step in the consumer's transaction and left nothing: the server died
+            // or the transaction rolled back before the attempt was written. It counts, as one that never finished.
+            execution.attemptStarted(1, now);
+            LOG.log(Level.INFO, "Run {0} step {1}: delivery {2} finds no record of the first one, which ran in its consumer''s"
+                    + " transaction; it is counted as an attempt that never finished", new Object[] {run.id(), step.name(), deliveryCount});
+        }
         execution.attemptStarted(deliveryCount, now);
         if (deliveryCount > execution.attempts()) {
             LOG.log(Level.INFO, "Run {0} step {1}: attempt {2} arrives as the broker''s delivery {3}; the other deliveries"
@@ -98,6 +116,47 @@ public class StepLedger {
         }
         run.attemptStarted(now);
         return Admission.admitted(execution.attempts(), execution.failures(), run.requeueCount(), run.generation());
+    }
+
+    /**
+     * The first delivery of a fresh dispatch, in the consumer's transaction: admitted if the run is waiting for
+     * exactly this dispatch and no attempt of it was recorded yet. Nothing is written here; the attempt is written
+     * with the step's success, or earlier in a transaction of its own ({@link #recordAttempt}). Anything else is
+     * for {@link #admit} to decide, and what was read here is forgotten so that it reads afresh.
+     */
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public Optional<Admission> admitFirstDelivery(StepMessage message, StepDefinition step) {
+        Run run = em.find(Run.class, message.runId());
+        // PENDING: no attempt of the run's current dispatch was recorded yet (see RunState), so no query for one
+        if (run != null && run.state() == RunState.PENDING && run.pipeline().equals(step.pipeline())
+                && run.accepts(message.step(), message.generation())) {
+            return Optional.of(Admission.admitted(1, 0, run.requeueCount(), run.generation()));
+        }
+        em.clear(); // the consumer's persistence context must not keep a run older than the one admit() reads
+        return Optional.empty();
+    }
+
+    /**
+     * Writes the attempt of a first delivery that runs inline, in a transaction of its own: the step is taking
+     * long, or has failed. Afterwards the run shows {@code IN_PROGRESS} with a heartbeat, and the attempt counts
+     * even if its consumer dies.
+     *
+     * @return whether it was written (not if the run moved on meanwhile: swept, say)
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public boolean recordAttempt(StepMessage message, StepDefinition step, int deliveryCount, Instant startedAt) {
+        Run run = em.find(Run.class, message.runId());
+        if (run == null || !run.accepts(message.step(), message.generation())) {
+            return false;
+        }
+        StepExecution execution = execution(run, step).orElseGet(() -> {
+            StepExecution created = new StepExecution(run, step.name(), step.queue());
+            em.persist(created);
+            return created;
+        });
+        execution.attemptStarted(deliveryCount, startedAt);
+        run.attemptStarted(clock.instant());
+        return true;
     }
 
     /** A message for a dispatch the run is not waiting for: which of the verdicts it gets. */
@@ -139,16 +198,29 @@ public class StepLedger {
      * transaction. If the run was swept or requeued since the attempt was admitted, the outcome is refused here
      * (a fenced attempt never moves its run on); if that happens while this transaction runs, the version check
      * fails the commit. Either way the broker's redelivery is then dead-lettered as stale.
+     *
+     * @param inline the attempt, if it was admitted inline ({@link #admitFirstDelivery}); null if {@link #admit} wrote it
      */
     @TransactionAttribute(TransactionAttributeType.MANDATORY)
-    public void succeeded(StepMessage message, StepDefinition step, String output) {
+    public void succeeded(StepMessage message, StepDefinition step, String output, InlineAttempt inline) {
         Instant now = clock.instant();
         Run run = em.find(Run.class, message.runId());
+        boolean written = inline == null || inline.recorded();
+        if (inline != null && written && run != null) {
+            em.refresh(run); // its attempt was written in a transaction of its own while the step ran
+        }
         if (run == null || !run.accepts(message.step(), message.generation())) {
             throw new IllegalStateException("run " + message.runId() + " moved on while " + message.idempotencyKey()
                     + " ran (swept or requeued): its outcome is not recorded");
         }
-        execution(run, step).ifPresent(e -> e.completed(now));
+        if (written) {
+            execution(run, step).ifPresent(e -> e.completed(now));
+        } else {
+            StepExecution execution = new StepExecution(run, step.name(), step.queue());
+            execution.attemptStarted(inline.deliveryCount(), inline.startedAt());
+            execution.completed(now);
+            em.persist(execution);
+        }
         Optional<StepDefinition> next = pipelines.find(run.pipeline()).flatMap(p -> p.after(step.name()));
         if (next.isPresent()) {
             run.advanceTo(next.get().name(), output, now);

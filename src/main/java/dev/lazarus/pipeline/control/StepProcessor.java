@@ -10,7 +10,9 @@ import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Failures;
+import jakarta.annotation.Resource;
 import jakarta.ejb.EJBException;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -22,6 +24,7 @@ import jakarta.persistence.PersistenceException;
 import java.io.StringReader;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Level;
@@ -38,7 +41,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * back to its queue to wait, see {@link #notYetVisible} and {@link #awaitDatabase});</li>
  * <li>the ledger admits the delivery (counting the attempt) or says what else it is: the redelivery of a
  * dispatch that was just dead-lettered (parked now), a console Retry (a requeue), a step whose attempts are
- * used up (dead-lettered and parked);</li>
+ * used up (dead-lettered and parked). The first delivery of a dispatch is admitted in this transaction and its
+ * attempt written with its outcome (one transaction per step, see {@link StepLedger} and {@link InlineAttempt});
+ * every other delivery is admitted in a transaction of its own first;</li>
  * <li>the handler runs; on success the run moves on and the next message is sent in the same transaction;</li>
  * <li>on failure the transaction rolls back so the broker redelivers with the step's backoff; when the
  * failure uses the step's last attempt the diagnostics are recorded first, in their own transaction, and the
@@ -86,6 +91,17 @@ public class StepProcessor {
     @ConfigProperty(name = "lazarus.consumer.visibility-grace", defaultValue = "PT30S")
     Duration visibilityGrace;
 
+    /**
+     * How long the first delivery of a dispatch runs in the consumer's transaction before its attempt is written in
+     * a transaction of its own (the run then shows IN_PROGRESS with a heartbeat); see {@link InlineAttempt}.
+     */
+    @Inject
+    @ConfigProperty(name = "lazarus.consumer.in-progress-after", defaultValue = "PT1S")
+    Duration inProgressAfter;
+
+    @Resource
+    ManagedScheduledExecutorService timers;
+
     @Inject
     StepDispatcher dispatcher;
 
@@ -131,9 +147,28 @@ public class StepProcessor {
         }
         StepDefinition step = served.get();
 
+        // a dispatch's first delivery, as sent (not a copy sent back to wait, not a message out of a DLQ)
+        boolean asDispatched = mark == null && !isCopySentBack(message);
+        if (asDispatched && delivery == 1) {
+            Optional<Admission> inline;
+            try {
+                inline = ledger.admitFirstDelivery(stepMessage, step);
+            } catch (EJBException e) {
+                // the transaction is marked for rollback; the redelivery is admitted on its own, and waits for the
+                // database there if it must
+                LOG.log(Level.WARNING, "Could not admit {0} (first delivery), the broker will redeliver: {1}",
+                        new Object[] {stepMessage.idempotencyKey(), Failures.rootMessage(e)});
+                return Outcome.ROLL_BACK;
+            }
+            if (inline.isPresent()) {
+                Instant startedAt = clock.instant();
+                return execute(stepMessage, step, inline.get(), message, InlineAttempt.start(delivery, startedAt,
+                        () -> ledger.recordAttempt(stepMessage, step, delivery, startedAt), timers, inProgressAfter));
+            }
+        }
         Admission admission;
         try {
-            admission = admit(stepMessage, step, delivery, mark);
+            admission = admit(stepMessage, step, delivery, mark, asDispatched);
         } catch (EJBException e) {
             if (Failures.unavailableDependency(e).orElse(null) == Failures.Dependency.DATABASE) {
                 return awaitDatabase(step, stepMessage, message, queue, e);
@@ -146,7 +181,7 @@ public class StepProcessor {
         }
         return switch (admission.verdict()) {
             case ADMITTED -> execute(new StepMessage(stepMessage.runId(), stepMessage.step(), admission.generation()),
-                    step, admission, message);
+                    step, admission, message, null);
             case GIVE_UP -> giveUp(stepMessage, step, admission, message);
             case TO_DEAD_LETTER -> {
                 deadLetters.takeCopyOfDispatch(admission.deadLetterId(), message, queue, admission.detail());
@@ -169,8 +204,9 @@ public class StepProcessor {
      * before the message is called an orphan: in a two-phase commit the broker's part may become visible a few
      * milliseconds before the database's, so a message can briefly arrive ahead of what it names.
      */
-    private Admission admit(StepMessage message, StepDefinition step, int delivery, DeadLetterQueues.ParkedMark parked) {
-        Admission admission = ledger.admit(message, step, delivery, parked);
+    private Admission admit(StepMessage message, StepDefinition step, int delivery, DeadLetterQueues.ParkedMark parked,
+                            boolean asDispatched) {
+        Admission admission = ledger.admit(message, step, delivery, parked, asDispatched);
         for (long wait : RUN_VISIBILITY_WAITS_MILLIS) {
             if (admission.verdict() != Admission.Verdict.RUN_NOT_FOUND && admission.verdict() != Admission.Verdict.AHEAD) {
                 break;
@@ -181,7 +217,7 @@ public class StepProcessor {
                 Thread.currentThread().interrupt();
                 break;
             }
-            admission = ledger.admit(message, step, delivery, parked);
+            admission = ledger.admit(message, step, delivery, parked, asDispatched);
         }
         return admission;
     }
@@ -247,7 +283,12 @@ public class StepProcessor {
         }
     }
 
-    private Outcome execute(StepMessage message, StepDefinition step, Admission admission, Message delivered) {
+    /**
+     * Runs the handler and records its outcome.
+     *
+     * @param inline the attempt of a first delivery admitted inline, not written yet; null if it was admitted on its own
+     */
+    private Outcome execute(StepMessage message, StepDefinition step, Admission admission, Message delivered, InlineAttempt inline) {
         int attempt = admission.attempt();
         StepContext context = new StepContext(message.runId(), step.pipeline(), step.name(), attempt,
                 step.retryPolicy().maxDeliveryAttempts(), admission.failuresBefore(), admission.requeueCount(),
@@ -263,14 +304,20 @@ public class StepProcessor {
                 throw new StepOutputTooLarge(step.name(), output.length(), Run.MAX_PAYLOAD);
             }
         } catch (Exception e) {
+            if (inline != null) {
+                inline.writeNow(); // a failure is recorded against a written attempt, as for any other delivery
+            }
             if (isNonRetryable(e)) {
                 recordFinalFailure(DeadLetterReason.NON_RETRYABLE, message, step, attempt, messageId(delivered), e);
                 return Outcome.ROLL_BACK; // undo the handler's work; the redelivery is parked in the DLQ
             }
             return failed(message, step, admission, messageId(delivered), e);
         }
+        if (inline != null) {
+            inline.finish();
+        }
         try {
-            ledger.succeeded(message, step, output);
+            ledger.succeeded(message, step, output, inline);
             return Outcome.COMMIT;
         } catch (EJBException | PersistenceException e) {
             LOG.log(Level.WARNING, "Could not record the success of {0}, the broker will redeliver: {1}",
@@ -370,6 +417,15 @@ public class StepProcessor {
             return Math.max(1, message.getIntProperty("JMSXDeliveryCount"));
         } catch (JMSException | NumberFormatException e) {
             return 1;
+        }
+    }
+
+    /** Whether the message is a copy that Lazarus sent back to its queue to wait (it names its original). */
+    private static boolean isCopySentBack(Message message) {
+        try {
+            return message.propertyExists(StepDispatcher.FIRST_MESSAGE_ID);
+        } catch (JMSException e) {
+            return true; // unreadable: take the careful way
         }
     }
 

@@ -2,7 +2,10 @@ package dev.lazarus.pipeline.entity;
 
 /** Where a run is. Only the live states may execute a step; the other two are terminal until an operator acts. */
 public enum RunState {
-    /** A step message has been dispatched and waits for a consumer. */
+    /**
+     * A step message has been dispatched and waits for a consumer: no attempt of this dispatch has been recorded
+     * (recording one moves the run to {@code IN_PROGRESS}; only a new dispatch brings it back here).
+     */
     PENDING,
     /** A consumer is executing the current step (its heartbeat is on the run). */
     IN_PROGRESS,

@@ -1,0 +1,132 @@
+package dev.lazarus.pipeline.control;
+
+import dev.lazarus.platform.control.Failures;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The attempt of a first delivery that runs in the consumer's transaction without having been written first
+ * (see {@link StepLedger}). Most steps finish quickly and their attempt is written with their success, in one
+ * transaction. Two things make it worth writing on its own, in a transaction of its own, before the step ends:
+ * <ul>
+ * <li>the step runs longer than {@code lazarus.consumer.in-progress-after}: a timer writes it, so the run shows
+ * {@code IN_PROGRESS} with a heartbeat (the sweeper's and the operator's view of a busy step) and the attempt
+ * counts even if its server dies now;</li>
+ * <li>the step failed: its failure is recorded against a written attempt, exactly as for any other delivery.</li>
+ * </ul>
+ * It is written at most once: the timer and the consumer's thread agree here on who writes it, and the consumer
+ * waits for a write in progress before it records anything else about the step.
+ */
+public final class InlineAttempt {
+
+    private static final Logger LOG = Logger.getLogger(InlineAttempt.class.getName());
+
+    private enum State { PENDING, WRITING, WRITTEN, NOT_WRITTEN }
+
+    private final int deliveryCount;
+    private final Instant startedAt;
+    private final BooleanSupplier write;
+    private State state = State.PENDING;
+    private Future<?> timer;
+
+    private InlineAttempt(int deliveryCount, Instant startedAt, BooleanSupplier write) {
+        this.deliveryCount = deliveryCount;
+        this.startedAt = startedAt;
+        this.write = write;
+    }
+
+    /**
+     * @param write writes the attempt in a transaction of its own; whether it did
+     */
+    static InlineAttempt start(int deliveryCount, Instant startedAt, BooleanSupplier write, ScheduledExecutorService timers,
+                               Duration writeAfter) {
+        InlineAttempt attempt = new InlineAttempt(deliveryCount, startedAt, write);
+        Future<?> timer = timers.schedule(attempt::writeIfStillPending, writeAfter.toMillis(), TimeUnit.MILLISECONDS);
+        synchronized (attempt) {
+            attempt.timer = timer;
+        }
+        return attempt;
+    }
+
+    public int deliveryCount() {
+        return deliveryCount;
+    }
+
+    public Instant startedAt() {
+        return startedAt;
+    }
+
+    /** The step ended well: the timer is stopped. Whether the attempt was written meanwhile. */
+    synchronized boolean finish() {
+        if (state == State.PENDING) {
+            state = State.NOT_WRITTEN;
+            timer.cancel(false);
+            return false;
+        }
+        return awaitWritten();
+    }
+
+    /** Whether the attempt was written in a transaction of its own (after {@link #finish} or {@link #writeNow}). */
+    synchronized boolean recorded() {
+        return state == State.WRITTEN;
+    }
+
+    /** The step failed: the attempt is written now, if it was not already. Whether it is written. */
+    boolean writeNow() {
+        synchronized (this) {
+            if (state != State.PENDING) {
+                return awaitWritten();
+            }
+            state = State.WRITING;
+            timer.cancel(false);
+        }
+        return writeAndSay();
+    }
+
+    private void writeIfStillPending() {
+        synchronized (this) {
+            if (state != State.PENDING) {
+                return;
+            }
+            state = State.WRITING;
+        }
+        writeAndSay();
+    }
+
+    private boolean writeAndSay() {
+        boolean written = false;
+        try {
+            written = write.getAsBoolean();
+        } catch (RuntimeException e) {
+            // the database is away, say: the step goes on, and a redelivery counts this attempt if it must
+            LOG.log(Level.WARNING, "Could not write the attempt of a running step: {0}", Failures.rootMessage(e));
+        }
+        synchronized (this) {
+            state = written ? State.WRITTEN : State.NOT_WRITTEN;
+            notifyAll();
+        }
+        return written;
+    }
+
+    /** Waits while the attempt is being written (a transaction of its own, bounded by the transaction timeout). */
+    private boolean awaitWritten() {
+        boolean interrupted = false;
+        while (state == State.WRITING) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true; // the outcome must be known before anything else is recorded about the step
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return state == State.WRITTEN;
+    }
+}

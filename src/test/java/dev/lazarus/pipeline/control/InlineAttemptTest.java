@@ -1,0 +1,98 @@
+package dev.lazarus.pipeline.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The first delivery's attempt is written at most once: by the timer of a long step, or before a failure, or never. */
+class InlineAttemptTest {
+
+    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    private final AtomicInteger writes = new AtomicInteger();
+
+    @AfterEach
+    void stopTimers() {
+        timers.shutdownNow();
+    }
+
+    private InlineAttempt start(Duration writeAfter, java.util.function.BooleanSupplier write) {
+        return InlineAttempt.start(1, Instant.now(), () -> {
+            writes.incrementAndGet();
+            return write.getAsBoolean();
+        }, timers, writeAfter);
+    }
+
+    @Test
+    void aQuickStepIsNeverWrittenOnItsOwn() throws Exception {
+        InlineAttempt attempt = start(Duration.ofMillis(200), () -> true);
+        assertFalse(attempt.finish(), "finished before the timer: written with its success instead");
+        assertFalse(attempt.recorded());
+        // the timer was cancelled: once its moment has passed it still has not written anything
+        timers.schedule(() -> { }, 400, TimeUnit.MILLISECONDS).get();
+        assertEquals(0, writes.get());
+    }
+
+    @Test
+    void aLongStepIsWrittenByTheTimerOnce() throws Exception {
+        CountDownLatch written = new CountDownLatch(1);
+        InlineAttempt attempt = start(Duration.ofMillis(1), () -> {
+            written.countDown();
+            return true;
+        });
+        assertTrue(written.await(10, TimeUnit.SECONDS));
+        assertTrue(attempt.finish(), "its success must not write the attempt a second time");
+        assertTrue(attempt.recorded());
+        assertTrue(attempt.writeNow());
+        assertEquals(1, writes.get());
+    }
+
+    @Test
+    void aFailingStepWritesItsAttemptBeforeItsFailureAndTheTimerNoLonger() throws Exception {
+        InlineAttempt attempt = start(Duration.ofMillis(200), () -> true);
+        assertTrue(attempt.writeNow());
+        timers.schedule(() -> { }, 400, TimeUnit.MILLISECONDS).get();
+        assertEquals(1, writes.get());
+        assertTrue(attempt.recorded());
+    }
+
+    @Test
+    void theStepWaitsForAWriteInProgressAndLearnsItsOutcome() throws Exception {
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        InlineAttempt attempt = start(Duration.ofMillis(1), () -> {
+            writing.countDown();
+            try {
+                return release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertTrue(writing.await(10, TimeUnit.SECONDS));
+        CompletableFuture<Boolean> finished = CompletableFuture.supplyAsync(attempt::finish);
+        assertFalse(finished.isDone(), "the step must not record its outcome while its attempt is being written");
+        release.countDown();
+        assertTrue(finished.get(10, TimeUnit.SECONDS));
+        assertEquals(1, writes.get());
+    }
+
+    @Test
+    void aWriteThatFailsLeavesTheAttemptUnwrittenAndSaysSo() throws Exception {
+        InlineAttempt attempt = start(Duration.ofMillis(200), () -> {
+            throw new IllegalStateException("the database is away");
+        });
+        assertFalse(attempt.writeNow());
+        assertFalse(attempt.finish());
+        assertFalse(attempt.recorded());
+    }
+}
