@@ -5,5 +5,9 @@
  * <p>The database is the source of truth for what a run is doing; a JMS step message is only the dispatch.
  * Every message carries the run's generation (a fencing token) so that a message made obsolete by a
  * sweep, a requeue or a completion is acknowledged and noted, never executed.
+ *
+ * <p>This feature depends on no other. A delivery that does not end in its step's success is reported through
+ * {@code control.DeliveryOutcomes}, and a run's view shows its dead letter through {@code boundary.RunDeadLetters};
+ * the dead-letter feature implements both and builds on this one's entities.
  */
 package dev.lazarus.pipeline;

@@ -317,6 +317,12 @@ public class DeadLetterService {
                 .findFirst();
     }
 
+    /** The dead letter a message out of a DLQ was parked with, if its mark is genuine and the dead letter is about this run. */
+    public Optional<DeadLetter> parkedWith(DeadLetterQueues.ParkedMark mark, UUID runId) {
+        return Optional.ofNullable(em.find(DeadLetter.class, mark.deadLetterId()))
+                .filter(d -> d.parkedWith(mark.token()) && runId.equals(d.runId()));
+    }
+
     /** The dead letter holding the run, if any. */
     public Optional<DeadLetter> findOpen(UUID runId) {
         // COMMIT: no flush of pending updates first (a dead letter's insert is immediate, so it is seen anyway);

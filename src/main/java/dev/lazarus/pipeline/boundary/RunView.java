@@ -2,7 +2,6 @@ package dev.lazarus.pipeline.boundary;
 
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
-import dev.lazarus.deadletter.boundary.DeadLetterView;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
@@ -15,13 +14,13 @@ import java.util.UUID;
 /** A run as the API shows it: its state, its step executions and, if it has one, its latest dead letter. */
 public record RunView(UUID id, String pipeline, String state, boolean deadLettered, String currentStep, long generation,
                       int requeueCount, Instant createdAt, Instant updatedAt, Instant heartbeatAt, Instant finishedAt,
-                      JsonObject payload, List<StepView> steps, DeadLetterView deadLetter) {
+                      JsonObject payload, List<StepView> steps, JsonObject deadLetter) {
 
     public static RunView summary(Run run) {
         return of(run, null, null);
     }
 
-    public static RunView of(Run run, List<StepExecution> steps, DeadLetterView deadLetter) {
+    public static RunView of(Run run, List<StepExecution> steps, JsonObject deadLetter) {
         return new RunView(run.id(), run.pipeline(), run.state().name(), run.state() == RunState.DEAD_LETTERED,
                 run.currentStep(), run.generation(), run.requeueCount(), run.createdAt(), run.updatedAt(),
                 run.heartbeatAt(), run.finishedAt(),

@@ -2,8 +2,6 @@ package dev.lazarus.pipeline.boundary;
 
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
-import dev.lazarus.deadletter.boundary.DeadLetterView;
-import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
@@ -59,7 +57,7 @@ public class RunsResource {
     Runs runs;
 
     @Inject
-    DeadLetters deadLetters;
+    RunDeadLetters deadLetters;
 
     @Inject
     @ConfigProperty(name = "lazarus.run.max-payload-bytes", defaultValue = "65536")
@@ -190,7 +188,7 @@ public class RunsResource {
     public RunView get(@PathParam("id") String id) {
         UUID runId = uuid(id);
         Run run = runs.find(runId).orElseThrow(() -> Problem.notFound("no run " + id));
-        return RunView.of(run, runs.steps(runId), deadLetters.latestFor(runId).map(DeadLetterView::detail).orElse(null));
+        return RunView.of(run, runs.steps(runId), deadLetters.latestFor(runId).orElse(null));
     }
 
     @GET

@@ -8,6 +8,7 @@ import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
 import java.time.Duration;
 import java.time.Instant;
@@ -77,6 +78,25 @@ public class StepDispatcher {
                     .send(destinations.queue(jms, queue), copy);
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not send a message back to " + queue + ": " + e.getMessage(), e.getErrorCode(), e);
+        }
+    }
+
+    /** The id of the message as it was first sent: a copy sent back to wait carries its original's id. */
+    public static String firstMessageId(Message message) {
+        try {
+            String first = message.getStringProperty(FIRST_MESSAGE_ID);
+            return first != null ? first : message.getJMSMessageID();
+        } catch (JMSException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Whether the message is a copy sent back to its queue to wait ({@link #sendBackLater}). */
+    public static boolean isCopySentBack(Message message) {
+        try {
+            return message.propertyExists(FIRST_MESSAGE_ID);
+        } catch (JMSException e) {
+            return true; // unreadable: take the careful way
         }
     }
 

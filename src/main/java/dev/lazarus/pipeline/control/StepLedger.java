@@ -1,8 +1,5 @@
 package dev.lazarus.pipeline.control;
 
-import dev.lazarus.deadletter.control.DeadLetterQueues;
-import dev.lazarus.deadletter.control.DeadLetterService;
-import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
@@ -10,6 +7,7 @@ import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
+import jakarta.jms.Message;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
@@ -51,7 +49,7 @@ public class StepLedger {
     Pipelines pipelines;
 
     @Inject
-    DeadLetterService deadLetters;
+    DeliveryOutcomes outcomes;
 
     @Inject
     Clock clock;
@@ -60,13 +58,12 @@ public class StepLedger {
      * Decides what a delivery may do, and if it may run the step, records the attempt (see the class comment).
      *
      * @param deliveryCount the broker's delivery count: kept for comparison, never taken as the attempt number
-     * @param parked        the mark of a message Lazarus parked in a DLQ, if this one carries one
+     * @param delivered     the message as delivered (one Lazarus parked in a DLQ carries its mark)
      * @param firstRanInline whether this message's first delivery went the inline way ({@link #admitFirstDelivery}):
      *                      a redelivery of it that finds no record counts that delivery as an attempt that never finished
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Admission admit(StepMessage message, StepDefinition step, int deliveryCount, DeadLetterQueues.ParkedMark parked,
-                           boolean firstRanInline) {
+    public Admission admit(StepMessage message, StepDefinition step, int deliveryCount, Message delivered, boolean firstRanInline) {
         Run run = em.find(Run.class, message.runId());
         if (run == null) {
             return Admission.rejected(Admission.Verdict.RUN_NOT_FOUND, "no run " + message.runId());
@@ -75,11 +72,10 @@ public class StepLedger {
             return Admission.rejected(Admission.Verdict.WRONG_PIPELINE,
                     "run " + run.id() + " belongs to pipeline " + run.pipeline() + ", this queue serves " + step.pipeline());
         }
-        Optional<DeadLetter> markedBy = parked == null ? Optional.empty() : Optional.ofNullable(em.find(DeadLetter.class, parked.deadLetterId()))
-                .filter(d -> d.parkedWith(parked.token()) && run.id().equals(d.runId()));
-        if (markedBy.isPresent()) {
+        Optional<Long> parkedWith = outcomes.parkedWith(delivered, run.id());
+        if (parkedWith.isPresent()) {
             // out of a DLQ: never executed as it is, whatever the run is doing now; a requeue decides
-            return Admission.ofDeadLetter(Admission.Verdict.CONSOLE_RETRY, markedBy.get().id(), "retried from the Artemis console");
+            return Admission.ofDeadLetter(Admission.Verdict.CONSOLE_RETRY, parkedWith.get(), "retried from the Artemis console");
         }
         if (!run.accepts(message.step(), message.generation())) {
             return notAccepted(run, message, step);
@@ -162,10 +158,9 @@ public class StepLedger {
     /** A message for a dispatch the run is not waiting for: which of the verdicts it gets. */
     private Admission notAccepted(Run run, StepMessage message, StepDefinition step) {
         if (message.generation() <= run.generation()) {
-            Optional<DeadLetter> ofDispatch = deadLetters.findForDispatch(run.id(), message.generation())
-                    .filter(d -> step.name().equals(d.stepName()));
+            Optional<Long> ofDispatch = outcomes.deadLetterOfDispatch(run.id(), message.generation(), step.name());
             if (ofDispatch.isPresent()) {
-                return Admission.ofDeadLetter(Admission.Verdict.TO_DEAD_LETTER, ofDispatch.get().id(),
+                return Admission.ofDeadLetter(Admission.Verdict.TO_DEAD_LETTER, ofDispatch.get(),
                         "run " + run.id() + " is " + run.state() + " at dispatch " + run.generation());
             }
         } else {

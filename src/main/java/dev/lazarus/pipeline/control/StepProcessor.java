@@ -2,12 +2,7 @@ package dev.lazarus.pipeline.control;
 
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
-import dev.lazarus.deadletter.control.DeadLetterQueues;
-import dev.lazarus.deadletter.control.DeadLetterReport;
-import dev.lazarus.deadletter.control.DeadLetterService;
-import dev.lazarus.deadletter.control.RequeueService;
-import dev.lazarus.deadletter.entity.DeadLetter;
-import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.pipeline.control.DeliveryOutcomes.Refusal;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Failures;
 import jakarta.annotation.Resource;
@@ -117,38 +112,33 @@ public class StepProcessor {
     @Inject
     StepLedger ledger;
 
+    /** What follows a delivery that does not end in its step's success: the dead-letter feature's business. */
     @Inject
-    DeadLetterService deadLetters;
-
-    @Inject
-    DeadLetterQueues deadLetterQueues;
-
-    @Inject
-    RequeueService requeues;
+    DeliveryOutcomes outcomes;
 
     /** @param queue the queue the consumer serves (from its activation config) */
     public Outcome process(Message message, String queue) {
         int delivery = deliveryCount(message);
-        DeadLetterQueues.ParkedMark mark = DeadLetterQueues.ParkedMark.of(message);
-        if (mark != null && deadLetters.settleRetriedMessageOnItsOwn(mark, message, queue)) {
+        boolean outOfDeadLetterQueue = outcomes.cameOutOfDeadLetterQueue(message);
+        if (outOfDeadLetterQueue && outcomes.settledAsParkedOnItsOwn(message, queue)) {
             return Outcome.COMMIT;
         }
         StepMessage stepMessage;
         try {
             stepMessage = StepMessage.from(message);
         } catch (StepMessage.MalformedStepMessage e) {
-            return reject(DeadLetterReason.MALFORMED_MESSAGE, queue, null, message, delivery, e.getMessage());
+            return refuse(Refusal.MALFORMED, queue, null, message, delivery, e.getMessage());
         }
         Optional<StepDefinition> served = pipelines.stepForQueue(queue);
         if (served.isEmpty() || !served.get().name().equals(stepMessage.step())) {
-            return reject(DeadLetterReason.UNKNOWN_STEP, queue, stepMessage, message, delivery, "queue " + queue + " serves "
+            return refuse(Refusal.NOT_SERVED_HERE, queue, stepMessage, message, delivery, "queue " + queue + " serves "
                     + served.map(s -> "step " + s.name() + " of pipeline " + s.pipeline()).orElse("no pipeline step")
                     + ", the message names step " + stepMessage.step());
         }
         StepDefinition step = served.get();
 
         // a dispatch's first delivery, as sent (not a copy sent back to wait, not a message out of a DLQ)
-        boolean asDispatched = mark == null && !isCopySentBack(message);
+        boolean asDispatched = !outOfDeadLetterQueue && !StepDispatcher.isCopySentBack(message);
         if (asDispatched && delivery == 1) {
             Optional<Admission> inline;
             try {
@@ -168,7 +158,7 @@ public class StepProcessor {
         }
         Admission admission;
         try {
-            admission = admit(stepMessage, step, delivery, mark, asDispatched);
+            admission = admit(stepMessage, step, delivery, message, asDispatched);
         } catch (EJBException e) {
             if (Failures.unavailableDependency(e).orElse(null) == Failures.Dependency.DATABASE) {
                 return awaitDatabase(step, stepMessage, message, queue, e);
@@ -182,20 +172,24 @@ public class StepProcessor {
         return switch (admission.verdict()) {
             case ADMITTED -> execute(new StepMessage(stepMessage.runId(), stepMessage.step(), admission.generation()),
                     step, admission, message, null);
-            case GIVE_UP -> giveUp(stepMessage, step, admission, message);
+            case GIVE_UP -> {
+                outcomes.givenUp(step, stepMessage, message, StepDispatcher.firstMessageId(message), admission.attempt(),
+                        admission.detail());
+                yield Outcome.COMMIT;
+            }
             case TO_DEAD_LETTER -> {
-                deadLetters.takeCopyOfDispatch(admission.deadLetterId(), message, queue, admission.detail());
+                outcomes.copyOfStoppedDispatch(admission.deadLetterId(), message, queue, admission.detail());
                 yield Outcome.COMMIT;
             }
             case CONSOLE_RETRY -> {
-                requeues.requeueFromConsole(admission.deadLetterId(), stepMessage.runId(), message, step);
+                outcomes.retriedFromConsole(admission.deadLetterId(), stepMessage.runId(), message, step);
                 yield Outcome.COMMIT;
             }
-            case STALE -> reject(DeadLetterReason.STALE_MESSAGE, queue, stepMessage, message, delivery, admission.detail());
-            case AHEAD -> notYetVisible(DeadLetterReason.STALE_MESSAGE, queue, step, stepMessage, message, delivery, admission.detail());
-            case RUN_NOT_FOUND -> notYetVisible(DeadLetterReason.RUN_NOT_FOUND, queue, step, stepMessage, message, delivery,
+            case STALE -> refuse(Refusal.NOT_AWAITED, queue, stepMessage, message, delivery, admission.detail());
+            case AHEAD -> notYetVisible(Refusal.NOT_AWAITED, queue, step, stepMessage, message, delivery, admission.detail());
+            case RUN_NOT_FOUND -> notYetVisible(Refusal.NO_SUCH_RUN, queue, step, stepMessage, message, delivery,
                     admission.detail());
-            case WRONG_PIPELINE -> reject(DeadLetterReason.UNKNOWN_STEP, queue, stepMessage, message, delivery, admission.detail());
+            case WRONG_PIPELINE -> refuse(Refusal.NOT_SERVED_HERE, queue, stepMessage, message, delivery, admission.detail());
         };
     }
 
@@ -204,9 +198,8 @@ public class StepProcessor {
      * before the message is called an orphan: in a two-phase commit the broker's part may become visible a few
      * milliseconds before the database's, so a message can briefly arrive ahead of what it names.
      */
-    private Admission admit(StepMessage message, StepDefinition step, int delivery, DeadLetterQueues.ParkedMark parked,
-                            boolean asDispatched) {
-        Admission admission = ledger.admit(message, step, delivery, parked, asDispatched);
+    private Admission admit(StepMessage message, StepDefinition step, int delivery, Message delivered, boolean asDispatched) {
+        Admission admission = ledger.admit(message, step, delivery, delivered, asDispatched);
         for (long wait : RUN_VISIBILITY_WAITS_MILLIS) {
             if (admission.verdict() != Admission.Verdict.RUN_NOT_FOUND && admission.verdict() != Admission.Verdict.AHEAD) {
                 break;
@@ -217,7 +210,7 @@ public class StepProcessor {
                 Thread.currentThread().interrupt();
                 break;
             }
-            admission = ledger.admit(message, step, delivery, parked, asDispatched);
+            admission = ledger.admit(message, step, delivery, delivered, asDispatched);
         }
         return admission;
     }
@@ -231,7 +224,7 @@ public class StepProcessor {
      * through a 30 s outage had used them up when the database came back, and was dead-lettered a moment before
      * transaction recovery committed the dispatch it named. After the grace, it is dead-lettered on its own.
      */
-    private Outcome notYetVisible(DeadLetterReason reason, String queue, StepDefinition step, StepMessage stepMessage,
+    private Outcome notYetVisible(Refusal refusal, String queue, StepDefinition step, StepMessage stepMessage,
                                   Message message, int delivery, String detail) {
         long now = clock.millis();
         // what the message says it has been through, within bounds: a forged "since" in the future or a huge or
@@ -247,7 +240,7 @@ public class StepProcessor {
             dispatcher.sendBackLater((TextMessage) message, queue, delay, Map.of(NOT_VISIBLE_SINCE, since, NOT_VISIBLE_CHECKS, checks));
             return Outcome.COMMIT;
         }
-        return reject(reason, queue, stepMessage, message, Math.max(delivery, checks),
+        return refuse(refusal, queue, stepMessage, message, Math.max(delivery, checks),
                 detail + " (not shown after " + checks + " looks over " + looked.toSeconds() + " s)");
     }
 
@@ -308,10 +301,10 @@ public class StepProcessor {
                 inline.writeNow(); // a failure is recorded against a written attempt, as for any other delivery
             }
             if (isNonRetryable(e)) {
-                recordFinalFailure(DeadLetterReason.NON_RETRYABLE, message, step, attempt, messageId(delivered), e);
+                recordFinalFailure(true, message, step, attempt, StepDispatcher.firstMessageId(delivered), e);
                 return Outcome.ROLL_BACK; // undo the handler's work; the redelivery is parked in the DLQ
             }
-            return failed(message, step, admission, messageId(delivered), e);
+            return failed(message, step, admission, StepDispatcher.firstMessageId(delivered), e);
         }
         if (inline != null) {
             inline.finish();
@@ -330,7 +323,7 @@ public class StepProcessor {
         int attempt = admission.attempt();
         if (step.retryPolicy().exhaustedBy(admission.failuresBefore() + 1)) {
             // Recorded before the message is parked: the broker never sees the exception.
-            recordFinalFailure(DeadLetterReason.RETRIES_EXHAUSTED, message, step, attempt, messageId, failure);
+            recordFinalFailure(false, message, step, attempt, messageId, failure);
         } else {
             LOG.log(Level.WARNING, "Run {0} step {1} attempt {2} failed ({3} of {4} failures allowed), the broker redelivers"
                             + " after {5}: {6}", new Object[] {message.runId(), step.name(), attempt, admission.failuresBefore() + 1,
@@ -351,14 +344,14 @@ public class StepProcessor {
      * fails (the database is away), the failure is still counted if it can be, and the next delivery that finds
      * the attempts used up tries again, or parks the message unexplained for the reconciler.
      */
-    private void recordFinalFailure(DeadLetterReason reason, StepMessage message, StepDefinition step, int attempt,
+    private void recordFinalFailure(boolean declaredPermanent, StepMessage message, StepDefinition step, int attempt,
                                     String messageId, Exception failure) {
         try {
-            deadLetters.recordAlone(DeadLetterReport.stepFailed(reason, step, message.runId(), message.generation(),
-                    messageId, attempt, failure));
+            outcomes.failedForGood(declaredPermanent, step, message, attempt, messageId, failure);
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}: {2}); its next delivery tries again: {3}",
-                    new Object[] {message.idempotencyKey(), reason, String.valueOf(failure), Failures.rootMessage(e)});
+                    new Object[] {message.idempotencyKey(), declaredPermanent ? "declared permanent" : "attempts used",
+                            String.valueOf(failure), Failures.rootMessage(e)});
             try {
                 ledger.attemptFailed(message, step, failure); // counted, so the next delivery gives up instead of retrying
             } catch (RuntimeException alsoFailed) {
@@ -368,30 +361,8 @@ public class StepProcessor {
         }
     }
 
-    /**
-     * The step's attempts were used up before this delivery: dead-letter the run and park the message, both now.
-     * If the dead letter cannot be written, the message is parked unexplained and the reconciler records it.
-     */
-    private Outcome giveUp(StepMessage message, StepDefinition step, Admission admission, Message delivered) {
-        DeadLetter deadLetter;
-        try {
-            deadLetter = deadLetters.recordAlone(DeadLetterReport.stepGivenUp(step, message.runId(), message.generation(),
-                    messageId(delivered), admission.attempt(), admission.detail()));
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}); its message is parked in {2} without one,"
-                    + " and the reconciler records it: {3}", new Object[] {message.idempotencyKey(), admission.detail(),
-                    step.deadLetterQueue(), Failures.rootMessage(e)});
-            deadLetterQueues.parkUnexplained(delivered, step.queue());
-            return Outcome.COMMIT;
-        }
-        deadLetters.takeCopyOfDispatch(deadLetter.id(), delivered, step.queue(), "the step had used its attempts");
-        return Outcome.COMMIT;
-    }
-
-    private Outcome reject(DeadLetterReason reason, String queue, StepMessage parsed, Message message, int delivery, String problem) {
-        deadLetters.reject(DeadLetterReport.messageRejected(reason, queue, parsed == null ? null : parsed.runId(),
-                parsed == null ? null : parsed.step(), parsed == null ? null : parsed.generation(), messageId(message),
-                bodyOf(message), delivery, problem, DeadLetterReport.CONSUMER), message);
+    private Outcome refuse(Refusal refusal, String queue, StepMessage parsed, Message message, int delivery, String problem) {
+        outcomes.refuse(refusal, queue, parsed, message, delivery, problem);
         return Outcome.COMMIT; // acknowledges the original: its copy is in the DLQ
     }
 
@@ -419,32 +390,4 @@ public class StepProcessor {
             return 1;
         }
     }
-
-    /** Whether the message is a copy that Lazarus sent back to its queue to wait (it names its original). */
-    private static boolean isCopySentBack(Message message) {
-        try {
-            return message.propertyExists(StepDispatcher.FIRST_MESSAGE_ID);
-        } catch (JMSException e) {
-            return true; // unreadable: take the careful way
-        }
-    }
-
-    /** The id of the message as it was first sent: a copy sent back to wait carries its original's id. */
-    private static String messageId(Message message) {
-        try {
-            String first = message.getStringProperty(StepDispatcher.FIRST_MESSAGE_ID);
-            return first != null ? first : message.getJMSMessageID();
-        } catch (JMSException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static String bodyOf(Message message) {
-        try {
-            return message instanceof TextMessage text ? text.getText() : null;
-        } catch (JMSException e) {
-            return null;
-        }
-    }
-
 }
