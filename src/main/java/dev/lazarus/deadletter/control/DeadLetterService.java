@@ -25,12 +25,18 @@ import jakarta.persistence.PersistenceContext;
 import java.io.StringReader;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 /**
  * The one place where a run and its open dead letter change, and the one way a dead letter comes to exist,
@@ -77,8 +83,29 @@ public class DeadLetterService {
 
     /** Records the dead letter in the caller's transaction and, if it is about the run's current dispatch, stops the run. */
     public DeadLetter record(DeadLetterReport report) {
+        return recordAll(List.of(report)).get(0);
+    }
+
+    /**
+     * Records many dead letters in the caller's transaction, by the same rule as {@link #record} for each: a sweep's
+     * batch. What the rule needs to know about the runs (the run, its open dead letter, its current step's
+     * execution) is read in three queries for the whole batch instead of three per run.
+     *
+     * @return the dead letter each report ended in, in the order of the reports
+     */
+    public List<DeadLetter> recordAll(List<DeadLetterReport> reports) {
         Instant now = clock.instant();
-        Run run = report.runId() == null ? null : em.find(Run.class, report.runId());
+        RunsInQuestion runs = new RunsInQuestion(reports.stream().map(DeadLetterReport::runId).filter(Objects::nonNull)
+                .collect(Collectors.toSet()));
+        List<DeadLetter> recorded = new ArrayList<>(reports.size());
+        for (DeadLetterReport report : reports) {
+            recorded.add(record(report, runs, now));
+        }
+        return recorded;
+    }
+
+    private DeadLetter record(DeadLetterReport report, RunsInQuestion runs, Instant now) {
+        Run run = report.runId() == null ? null : runs.run(report.runId());
         if (report.reason().aboutMessage() || report.runId() == null) {
             DeadLetter deadLetter = newDeadLetter(report, report.reason(), report.errorMessage(), now);
             if (report.runId() != null) {
@@ -94,9 +121,9 @@ public class DeadLetterService {
             return record(DeadLetterReport.messageRejected(DeadLetterReason.RUN_NOT_FOUND, report.queue(), report.runId(),
                     report.step(), report.generation(), report.messageId(), report.messageBody(), report.attempts(),
                     "run " + report.runId() + " no longer exists; " + report.reason() + ": " + report.errorMessage(),
-                    report.detectedBy()));
+                    report.detectedBy()), runs, now);
         }
-        Optional<DeadLetter> open = findOpen(run.id());
+        Optional<DeadLetter> open = runs.openDeadLetter(run.id());
         if (open.isPresent()) {
             LOG.log(Level.FINE, "Run {0} already has open dead letter {1}", new Object[] {run.id(), open.get().id()});
             return open.get();
@@ -114,9 +141,70 @@ public class DeadLetterService {
         DeadLetter deadLetter = newDeadLetter(report, reason, error, now)
                 .forRun(run.id(), run.pipeline(), report.step() != null ? report.step() : run.currentStep(), run.generation())
                 .withRunSnapshot(snapshot(run));
+        long stoppedGeneration = run.generation(); // a fencing dead letter moves the run past it
         run.deadLetter(report.fence(), now);
-        failCurrentStep(run, report);
+        runs.execution(run.id(), run.currentStep(), stoppedGeneration)
+                .filter(step -> step.state() != StepState.COMPLETED)
+                .ifPresent(step -> step.gaveUp(report.reason() + ": " + report.errorMessage(), report.lastAttemptFailed()));
+        runs.nowHeldBy(run.id(), deadLetter);
         return persist(deadLetter, report);
+    }
+
+    /**
+     * What {@link #recordAll} needs to know about the runs of a batch, read once: the runs, their open dead letters
+     * and their step executions. A dead letter recorded in the batch is added, so a second report about the same run
+     * finds it.
+     */
+    private final class RunsInQuestion {
+
+        private final Map<UUID, Run> runs = new HashMap<>();
+        private final Map<UUID, DeadLetter> open = new HashMap<>();
+        private final Map<String, StepExecution> executions = new HashMap<>();
+
+        RunsInQuestion(Set<UUID> ids) {
+            if (ids.isEmpty()) {
+                return;
+            }
+            if (ids.size() == 1) {
+                UUID id = ids.iterator().next();
+                Optional.ofNullable(em.find(Run.class, id)).ifPresent(run -> runs.put(id, run));
+            } else {
+                em.createQuery("select r from Run r where r.id in :ids", Run.class).setParameter("ids", ids)
+                        .getResultStream().forEach(run -> runs.put(run.id(), run));
+            }
+            if (runs.isEmpty()) {
+                return;
+            }
+            // COMMIT: no flush of pending updates first; this keeps a sweep's run updates batched
+            em.createQuery("select d from DeadLetter d where d.openRunId in :ids", DeadLetter.class)
+                    .setFlushMode(FlushModeType.COMMIT)
+                    .setParameter("ids", runs.keySet())
+                    .getResultStream().forEach(d -> open.put(d.runId(), d));
+            em.createQuery("select s from StepExecution s where s.run.id in :ids", StepExecution.class)
+                    .setFlushMode(FlushModeType.COMMIT)
+                    .setParameter("ids", runs.keySet())
+                    .getResultStream().forEach(s -> executions.put(key(s.run().id(), s.stepName(), s.generation()), s));
+        }
+
+        Run run(UUID id) {
+            return runs.get(id);
+        }
+
+        Optional<DeadLetter> openDeadLetter(UUID runId) {
+            return Optional.ofNullable(open.get(runId));
+        }
+
+        Optional<StepExecution> execution(UUID runId, String step, long generation) {
+            return Optional.ofNullable(executions.get(key(runId, step, generation)));
+        }
+
+        void nowHeldBy(UUID runId, DeadLetter deadLetter) {
+            open.put(runId, deadLetter);
+        }
+
+        private static String key(UUID runId, String step, long generation) {
+            return runId + "/" + step + "/" + generation;
+        }
     }
 
     /**
@@ -362,13 +450,6 @@ public class DeadLetterService {
                         report.queue(), report.runId(), report.step(), deadLetter.holdsRun() ? "" : " (the message alone)",
                         deadLetter.errorMessage()});
         return deadLetter;
-    }
-
-    private void failCurrentStep(Run run, DeadLetterReport report) {
-        long generation = report.fence() ? run.generation() - 1 : run.generation();
-        execution(run, run.currentStep(), generation)
-                .filter(step -> step.state() != StepState.COMPLETED)
-                .ifPresent(step -> step.gaveUp(report.reason() + ": " + report.errorMessage(), report.lastAttemptFailed()));
     }
 
     private Optional<StepExecution> execution(Run run, String step, long generation) {

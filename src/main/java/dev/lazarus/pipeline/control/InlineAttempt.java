@@ -21,7 +21,9 @@ import java.util.logging.Logger;
  * <li>the step failed: its failure is recorded against a written attempt, exactly as for any other delivery.</li>
  * </ul>
  * It is written at most once: the timer and the consumer's thread agree here on who writes it, and the consumer
- * waits for a write in progress before it records anything else about the step.
+ * waits for a write in progress before it records anything else about the step. A timer write that fails (the
+ * database is away, a lock wait ran out) is tried again after the same delay for as long as the step runs: while
+ * it is not written the run looks PENDING, and the sweeper's {@code waiting-after} clock keeps running.
  */
 public final class InlineAttempt {
 
@@ -29,29 +31,38 @@ public final class InlineAttempt {
 
     private enum State { PENDING, WRITING, WRITTEN, NOT_WRITTEN }
 
+    private final String name;
     private final int deliveryCount;
     private final Instant startedAt;
     private final BooleanSupplier write;
+    private final ScheduledExecutorService timers;
+    private final Duration writeAfter;
     private State state = State.PENDING;
     private Future<?> timer;
 
-    private InlineAttempt(int deliveryCount, Instant startedAt, BooleanSupplier write) {
+    private InlineAttempt(String name, int deliveryCount, Instant startedAt, BooleanSupplier write, ScheduledExecutorService timers,
+                          Duration writeAfter) {
+        this.name = name;
         this.deliveryCount = deliveryCount;
         this.startedAt = startedAt;
         this.write = write;
+        this.timers = timers;
+        this.writeAfter = writeAfter;
     }
 
     /**
-     * @param write writes the attempt in a transaction of its own; whether it did
+     * @param name  the dispatch, for the log
+     * @param write writes the attempt in a transaction of its own; whether it did (not if the run moved on)
      */
-    static InlineAttempt start(int deliveryCount, Instant startedAt, BooleanSupplier write, ScheduledExecutorService timers,
-                               Duration writeAfter) {
-        InlineAttempt attempt = new InlineAttempt(deliveryCount, startedAt, write);
-        Future<?> timer = timers.schedule(attempt::writeIfStillPending, writeAfter.toMillis(), TimeUnit.MILLISECONDS);
-        synchronized (attempt) {
-            attempt.timer = timer;
-        }
+    static InlineAttempt start(String name, int deliveryCount, Instant startedAt, BooleanSupplier write,
+                               ScheduledExecutorService timers, Duration writeAfter) {
+        InlineAttempt attempt = new InlineAttempt(name, deliveryCount, startedAt, write, timers, writeAfter);
+        attempt.schedule();
         return attempt;
+    }
+
+    private synchronized void schedule() {
+        timer = timers.schedule(this::writeIfStillPending, writeAfter.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     public int deliveryCount() {
@@ -96,7 +107,19 @@ public final class InlineAttempt {
             }
             state = State.WRITING;
         }
-        writeAndSay();
+        try {
+            boolean written = write.getAsBoolean();
+            settle(written ? State.WRITTEN : State.NOT_WRITTEN);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not write the attempt of {0}, which has been running for {1} ms; trying again in {2} ms: {3}",
+                    new Object[] {name, Duration.between(startedAt, Instant.now()).toMillis(), writeAfter.toMillis(),
+                            Failures.rootMessage(e)});
+            synchronized (this) {
+                state = State.PENDING; // the step still runs: try again, unless it ends first
+                notifyAll();
+                schedule();
+            }
+        }
     }
 
     private boolean writeAndSay() {
@@ -104,14 +127,17 @@ public final class InlineAttempt {
         try {
             written = write.getAsBoolean();
         } catch (RuntimeException e) {
-            // the database is away, say: the step goes on, and a redelivery counts this attempt if it must
-            LOG.log(Level.WARNING, "Could not write the attempt of a running step: {0}", Failures.rootMessage(e));
+            // the failure is recorded as for any delivery whose attempt could not be written (it counts as interrupted)
+            LOG.log(Level.WARNING, "Could not write the attempt of {0} before recording its failure: {1}",
+                    new Object[] {name, Failures.rootMessage(e)});
         }
-        synchronized (this) {
-            state = written ? State.WRITTEN : State.NOT_WRITTEN;
-            notifyAll();
-        }
+        settle(written ? State.WRITTEN : State.NOT_WRITTEN);
         return written;
+    }
+
+    private synchronized void settle(State outcome) {
+        state = outcome;
+        notifyAll();
     }
 
     /** Waits while the attempt is being written (a transaction of its own, bounded by the transaction timeout). */

@@ -25,8 +25,10 @@ import java.util.logging.Logger;
  * step. Its attempt is written in a transaction of its own instead as soon as that matters (see
  * {@link InlineAttempt}): when the step runs long (so the run shows {@code IN_PROGRESS} with a heartbeat, which
  * the sweeper watches, and an attempt whose consumer then dies still counts) and before a failure is recorded.
- * A first delivery that left no record at all and comes back (its server died within that moment, or its
- * transaction rolled back) is counted as an attempt that never finished.
+ * The price: a server that dies within that moment ({@code lazarus.consumer.in-progress-after}, 1 s) of starting a
+ * first delivery leaves no attempt, only the broker's delivery count, which the step execution keeps beside its
+ * attempts (the redelivery logs the difference). A step that keeps killing its server is still given up, one
+ * delivery later. {@code lazarus.consumer.in-progress-after=PT0S} writes every attempt first, as before.
  *
  * <p>Every other delivery (redeliveries, copies sent back to wait, messages out of a DLQ, a dispatch the database
  * does not show yet) is admitted in a transaction of its own before the handler runs. Lazarus counts attempts
@@ -59,11 +61,9 @@ public class StepLedger {
      *
      * @param deliveryCount the broker's delivery count: kept for comparison, never taken as the attempt number
      * @param delivered     the message as delivered (one Lazarus parked in a DLQ carries its mark)
-     * @param firstRanInline whether this message's first delivery went the inline way ({@link #admitFirstDelivery}):
-     *                      a redelivery of it that finds no record counts that delivery as an attempt that never finished
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Admission admit(StepMessage message, StepDefinition step, int deliveryCount, Message delivered, boolean firstRanInline) {
+    public Admission admit(StepMessage message, StepDefinition step, int deliveryCount, Message delivered) {
         Run run = em.find(Run.class, message.runId());
         if (run == null) {
             return Admission.rejected(Admission.Verdict.RUN_NOT_FOUND, "no run " + message.runId());
@@ -97,17 +97,12 @@ public class StepLedger {
             em.persist(created);
             return created;
         });
-        if (existing.isEmpty() && firstRanInline && deliveryCount > 1) {
-            // its first delivery started the step in the consumer's transaction and left nothing: the server died
-            // or the transaction rolled back before the attempt was written. It counts, as one that never finished.
-            execution.attemptStarted(1, now);
-            LOG.log(Level.INFO, "Run {0} step {1}: delivery {2} finds no record of the first one, which ran in its consumer''s"
-                    + " transaction; it is counted as an attempt that never finished", new Object[] {run.id(), step.name(), deliveryCount});
-        }
         execution.attemptStarted(deliveryCount, now);
         if (deliveryCount > execution.attempts()) {
             LOG.log(Level.INFO, "Run {0} step {1}: attempt {2} arrives as the broker''s delivery {3}; the other deliveries"
-                    + " were rolled back before the step ran (server starting or stopping, database unreachable) and used no attempt",
+                    + " left no attempt: rolled back before the step ran (server starting or stopping, database unreachable,"
+                    + " messages the consumer had prefetched when its server died), or a first delivery whose server died within"
+                    + " lazarus.consumer.in-progress-after of starting the step",
                     new Object[] {run.id(), step.name(), execution.attempts(), deliveryCount});
         }
         run.attemptStarted(now);
@@ -137,12 +132,14 @@ public class StepLedger {
      * long, or has failed. Afterwards the run shows {@code IN_PROGRESS} with a heartbeat, and the attempt counts
      * even if its consumer dies.
      *
-     * @return whether it was written (not if the run moved on meanwhile: swept, say)
+     * @return whether it was written (not if the run moved on meanwhile, swept say, or another delivery recorded one)
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public boolean recordAttempt(StepMessage message, StepDefinition step, int deliveryCount, Instant startedAt) {
         Run run = em.find(Run.class, message.runId());
-        if (run == null || !run.accepts(message.step(), message.generation())) {
+        // PENDING: no other delivery of this dispatch has recorded an attempt since (a redelivery after a network
+        // partition, say); if one has, this attempt is not the dispatch's current one and writes nothing
+        if (run == null || run.state() != RunState.PENDING || !run.accepts(message.step(), message.generation())) {
             return false;
         }
         StepExecution execution = execution(run, step).orElseGet(() -> {

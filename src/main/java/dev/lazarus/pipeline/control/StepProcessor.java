@@ -88,7 +88,9 @@ public class StepProcessor {
 
     /**
      * How long the first delivery of a dispatch runs in the consumer's transaction before its attempt is written in
-     * a transaction of its own (the run then shows IN_PROGRESS with a heartbeat); see {@link InlineAttempt}.
+     * a transaction of its own (the run then shows IN_PROGRESS with a heartbeat); see {@link InlineAttempt}. Keep it
+     * well under the shortest {@code waiting-after} of the sweeper. Zero writes every attempt first, in a
+     * transaction of its own (two transactions per step).
      */
     @Inject
     @ConfigProperty(name = "lazarus.consumer.in-progress-after", defaultValue = "PT1S")
@@ -139,7 +141,7 @@ public class StepProcessor {
 
         // a dispatch's first delivery, as sent (not a copy sent back to wait, not a message out of a DLQ)
         boolean asDispatched = !outOfDeadLetterQueue && !StepDispatcher.isCopySentBack(message);
-        if (asDispatched && delivery == 1) {
+        if (asDispatched && delivery == 1 && !inProgressAfter.isZero()) {
             Optional<Admission> inline;
             try {
                 inline = ledger.admitFirstDelivery(stepMessage, step);
@@ -152,13 +154,18 @@ public class StepProcessor {
             }
             if (inline.isPresent()) {
                 Instant startedAt = clock.instant();
-                return execute(stepMessage, step, inline.get(), message, InlineAttempt.start(delivery, startedAt,
-                        () -> ledger.recordAttempt(stepMessage, step, delivery, startedAt), timers, inProgressAfter));
+                InlineAttempt attempt = InlineAttempt.start(stepMessage.idempotencyKey(), delivery, startedAt,
+                        () -> ledger.recordAttempt(stepMessage, step, delivery, startedAt), timers, inProgressAfter);
+                try {
+                    return execute(stepMessage, step, inline.get(), message, attempt);
+                } finally {
+                    attempt.finish(); // whatever happened (an Error, say), its timer never outlives the delivery
+                }
             }
         }
         Admission admission;
         try {
-            admission = admit(stepMessage, step, delivery, message, asDispatched);
+            admission = admit(stepMessage, step, delivery, message);
         } catch (EJBException e) {
             if (Failures.unavailableDependency(e).orElse(null) == Failures.Dependency.DATABASE) {
                 return awaitDatabase(step, stepMessage, message, queue, e);
@@ -198,8 +205,8 @@ public class StepProcessor {
      * before the message is called an orphan: in a two-phase commit the broker's part may become visible a few
      * milliseconds before the database's, so a message can briefly arrive ahead of what it names.
      */
-    private Admission admit(StepMessage message, StepDefinition step, int delivery, Message delivered, boolean asDispatched) {
-        Admission admission = ledger.admit(message, step, delivery, delivered, asDispatched);
+    private Admission admit(StepMessage message, StepDefinition step, int delivery, Message delivered) {
+        Admission admission = ledger.admit(message, step, delivery, delivered);
         for (long wait : RUN_VISIBILITY_WAITS_MILLIS) {
             if (admission.verdict() != Admission.Verdict.RUN_NOT_FOUND && admission.verdict() != Admission.Verdict.AHEAD) {
                 break;
@@ -210,7 +217,7 @@ public class StepProcessor {
                 Thread.currentThread().interrupt();
                 break;
             }
-            admission = ledger.admit(message, step, delivery, delivered, asDispatched);
+            admission = ledger.admit(message, step, delivery, delivered);
         }
         return admission;
     }

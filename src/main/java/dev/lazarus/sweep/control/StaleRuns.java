@@ -15,6 +15,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,7 +97,7 @@ public class StaleRuns {
                 .getResultStream()
                 .filter(s -> s.generation() == s.run().generation() && s.stepName().equals(s.run().currentStep()))
                 .forEach(s -> attempts.merge(s.run().id(), s.attempts(), Math::max));
-        int deadLettered = 0;
+        List<DeadLetterReport> reports = new ArrayList<>(runs.size());
         for (Run run : runs) {
             Optional<StepDefinition> step = pipelines.step(run.pipeline(), run.currentStep());
             if (step.isEmpty()) {
@@ -107,10 +108,11 @@ public class StaleRuns {
             if (!since.isBefore(now.minus(threshold))) {
                 continue;
             }
-            deadLetters.record(DeadLetterReport.runStalled(kind.reason, step.get(), run.id(), run.generation(),
+            reports.add(DeadLetterReport.runStalled(kind.reason, step.get(), run.id(), run.generation(),
                     attempts.getOrDefault(run.id(), 0), describe(kind, step.get().name(), since, threshold)));
-            deadLettered++;
         }
+        deadLetters.recordAll(reports);
+        int deadLettered = reports.size();
         em.flush(); // the runs' version checks happen here, inside this batch's transaction
         return deadLettered;
     }

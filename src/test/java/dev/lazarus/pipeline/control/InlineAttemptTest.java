@@ -27,7 +27,7 @@ class InlineAttemptTest {
     }
 
     private InlineAttempt start(Duration writeAfter, java.util.function.BooleanSupplier write) {
-        return InlineAttempt.start(1, Instant.now(), () -> {
+        return InlineAttempt.start("run-1:parse#1", 1, Instant.now(), () -> {
             writes.incrementAndGet();
             return write.getAsBoolean();
         }, timers, writeAfter);
@@ -84,6 +84,22 @@ class InlineAttemptTest {
         release.countDown();
         assertTrue(finished.get(10, TimeUnit.SECONDS));
         assertEquals(1, writes.get());
+    }
+
+    @Test
+    void aTimerWriteThatFailsIsTriedAgainWhileTheStepRuns() throws Exception {
+        AtomicInteger tries = new AtomicInteger();
+        CountDownLatch written = new CountDownLatch(1);
+        InlineAttempt attempt = start(Duration.ofMillis(5), () -> {
+            if (tries.incrementAndGet() < 3) {
+                throw new IllegalStateException("lock wait ran out");
+            }
+            written.countDown();
+            return true;
+        });
+        assertTrue(written.await(10, TimeUnit.SECONDS), "written at the third try");
+        assertTrue(attempt.finish());
+        assertEquals(3, writes.get());
     }
 
     @Test
