@@ -30,7 +30,7 @@ public class Sweeps {
     private static final Logger LOG = Logger.getLogger(Sweeps.class.getName());
 
     /** Stale runs dead-lettered per transaction. */
-    static final int CHUNK = 100;
+    static final int CHUNK = 1000;
 
     @Inject
     StaleRuns staleRuns;
@@ -42,7 +42,7 @@ public class Sweeps {
     Clock clock;
 
     @Inject
-    @ConfigProperty(name = "lazarus.sweep.batch-size", defaultValue = "250")
+    @ConfigProperty(name = "lazarus.sweep.batch-size", defaultValue = "1000")
     int batchSize;
 
     public SweepReport sweep() {
