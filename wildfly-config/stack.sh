@@ -119,7 +119,10 @@ wildfly_stop() {
 
 deploy_war() {
     local deployments="$STACK_DIR/wildfly/deployments"
-    cp "$WAR" "$deployments/lazarus.war"
+    # copied aside, then moved in at once: the deployment scanner must never see a half-written archive (it
+    # deployed that, then "replaced" it moments later with the whole one, while clients were already calling)
+    cp "$WAR" "$STACK_DIR/lazarus.war.copying"
+    mv "$STACK_DIR/lazarus.war.copying" "$deployments/lazarus.war"
     for _ in $(seq 1 480); do
         [ -f "$deployments/lazarus.war.deployed" ] && { log "Lazarus deployed"; return 0; }
         [ -f "$deployments/lazarus.war.failed" ] && { log "Deployment failed:"; cat "$deployments/lazarus.war.failed"; return 1; }
