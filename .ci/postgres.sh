@@ -8,9 +8,10 @@ if ! command -v pg_ctlcluster > /dev/null; then
 fi
 version=$(ls /etc/postgresql | sort -n | tail -1)
 conf=/etc/postgresql/$version/main/conf.d/lazarus.conf
-# XA (prepared transactions) is how a step's database work commits together with its JMS messages.
-if [ ! -f "$conf" ]; then
-    echo "max_prepared_transactions = 64" > "$conf"
+# XA (prepared transactions) is how a step's database work commits together with its JMS messages: at least the
+# server's connection pool (lazarus.db.max-pool-size, 64), with room for transactions left in doubt by a crash.
+if [ "$(cat "$conf" 2>/dev/null)" != "max_prepared_transactions = 128" ]; then
+    echo "max_prepared_transactions = 128" > "$conf"
     pg_ctlcluster "$version" main stop > /dev/null 2>&1 || true
 fi
 pg_ctlcluster "$version" main start > /dev/null 2>&1 || pg_ctlcluster "$version" main status > /dev/null

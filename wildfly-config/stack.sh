@@ -208,7 +208,7 @@ embedded_pg_start() {
     # TCP on 127.0.0.1 only, no Unix socket (its path could be too long in a deep checkout)
     local data; data=$(pg_data)
     as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t 60 \
-        -o "-p $(db_port) -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_prepared_transactions=64" start > /dev/null \
+        -o "-p $(db_port) -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_prepared_transactions=128" start > /dev/null \
         || { log "PostgreSQL did not start, see $data/postgres.log"; tail -n 20 "$data/postgres.log"; return 1; }
     log "PostgreSQL (embedded) on 127.0.0.1:$(db_port), data in $data"
 }

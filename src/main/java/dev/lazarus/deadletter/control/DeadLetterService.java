@@ -26,6 +26,7 @@ import java.io.StringReader;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,7 +84,7 @@ public class DeadLetterService {
 
     /** Records the dead letter in the caller's transaction and, if it is about the run's current dispatch, stops the run. */
     public DeadLetter record(DeadLetterReport report) {
-        return recordAll(List.of(report)).get(0);
+        return recordAll(List.of(report), List.of()).get(0);
     }
 
     /**
@@ -91,12 +92,15 @@ public class DeadLetterService {
      * batch. What the rule needs to know about the runs (the run, its open dead letter, its current step's
      * execution) is read in three queries for the whole batch instead of three per run.
      *
+     * @param atHand runs the caller has already read in this transaction (a sweep locked them): not read again
      * @return the dead letter each report ended in, in the order of the reports
      */
-    public List<DeadLetter> recordAll(List<DeadLetterReport> reports) {
+    public List<DeadLetter> recordAll(List<DeadLetterReport> reports, Collection<Run> atHand) {
         Instant now = clock.instant();
-        RunsInQuestion runs = new RunsInQuestion(reports.stream().map(DeadLetterReport::runId).filter(Objects::nonNull)
-                .collect(Collectors.toSet()));
+        RunsInQuestion runs = new RunsInQuestion(
+                reports.stream().map(DeadLetterReport::runId).filter(Objects::nonNull).collect(Collectors.toSet()),
+                reports.stream().filter(r -> !r.reason().aboutMessage()).map(DeadLetterReport::runId).filter(Objects::nonNull)
+                        .collect(Collectors.toSet()), atHand);
         List<DeadLetter> recorded = new ArrayList<>(reports.size());
         for (DeadLetterReport report : reports) {
             recorded.add(record(report, runs, now));
@@ -161,28 +165,32 @@ public class DeadLetterService {
         private final Map<UUID, DeadLetter> open = new HashMap<>();
         private final Map<String, StepExecution> executions = new HashMap<>();
 
-        RunsInQuestion(Set<UUID> ids) {
-            if (ids.isEmpty()) {
-                return;
-            }
-            if (ids.size() == 1) {
-                UUID id = ids.iterator().next();
-                Optional.ofNullable(em.find(Run.class, id)).ifPresent(run -> runs.put(id, run));
-            } else {
-                em.createQuery("select r from Run r where r.id in :ids", Run.class).setParameter("ids", ids)
+        /**
+         * @param ids     the runs the reports name
+         * @param holding those of them a report may stop: their open dead letters and executions are read too
+         * @param atHand  runs already read in this transaction
+         */
+        RunsInQuestion(Set<UUID> ids, Set<UUID> holding, Collection<Run> atHand) {
+            atHand.stream().filter(run -> ids.contains(run.id())).forEach(run -> runs.put(run.id(), run));
+            List<UUID> missing = ids.stream().filter(id -> !runs.containsKey(id)).toList();
+            if (missing.size() == 1) {
+                Optional.ofNullable(em.find(Run.class, missing.get(0))).ifPresent(run -> runs.put(run.id(), run));
+            } else if (!missing.isEmpty()) {
+                em.createQuery("select r from Run r where r.id in :ids", Run.class).setParameter("ids", missing)
                         .getResultStream().forEach(run -> runs.put(run.id(), run));
             }
-            if (runs.isEmpty()) {
+            List<UUID> held = holding.stream().filter(runs::containsKey).toList();
+            if (held.isEmpty()) {
                 return;
             }
             // COMMIT: no flush of pending updates first; this keeps a sweep's run updates batched
             em.createQuery("select d from DeadLetter d where d.openRunId in :ids", DeadLetter.class)
                     .setFlushMode(FlushModeType.COMMIT)
-                    .setParameter("ids", runs.keySet())
+                    .setParameter("ids", held)
                     .getResultStream().forEach(d -> open.put(d.runId(), d));
             em.createQuery("select s from StepExecution s where s.run.id in :ids", StepExecution.class)
                     .setFlushMode(FlushModeType.COMMIT)
-                    .setParameter("ids", runs.keySet())
+                    .setParameter("ids", held)
                     .getResultStream().forEach(s -> executions.put(key(s.run().id(), s.stepName(), s.generation()), s));
         }
 
@@ -409,17 +417,6 @@ public class DeadLetterService {
     public Optional<DeadLetter> parkedWith(DeadLetterQueues.ParkedMark mark, UUID runId) {
         return Optional.ofNullable(em.find(DeadLetter.class, mark.deadLetterId()))
                 .filter(d -> d.parkedWith(mark.token()) && runId.equals(d.runId()));
-    }
-
-    /** The dead letter holding the run, if any. */
-    public Optional<DeadLetter> findOpen(UUID runId) {
-        // COMMIT: no flush of pending updates first (a dead letter's insert is immediate, so it is seen anyway);
-        // this keeps a sweep's run updates batched
-        return em.createQuery("select d from DeadLetter d where d.openRunId = :run", DeadLetter.class)
-                .setFlushMode(FlushModeType.COMMIT)
-                .setParameter("run", runId)
-                .getResultStream()
-                .findFirst();
     }
 
     /** Evidence about a dispatch the run has moved past, or about a run that has stopped: a note, nothing else. */

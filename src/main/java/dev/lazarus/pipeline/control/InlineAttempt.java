@@ -73,14 +73,17 @@ public final class InlineAttempt {
         return startedAt;
     }
 
-    /** The step ended well: the timer is stopped. Whether the attempt was written meanwhile. */
+    /**
+     * The step ended (well, or the delivery is over): the timer is stopped for good, after a write in progress has
+     * finished. Whether the attempt was written meanwhile. May be called more than once.
+     */
     synchronized boolean finish() {
+        awaitNoWriteInProgress();
         if (state == State.PENDING) {
             state = State.NOT_WRITTEN;
             timer.cancel(false);
-            return false;
         }
-        return awaitWritten();
+        return state == State.WRITTEN;
     }
 
     /** Whether the attempt was written in a transaction of its own (after {@link #finish} or {@link #writeNow}). */
@@ -91,13 +94,24 @@ public final class InlineAttempt {
     /** The step failed: the attempt is written now, if it was not already. Whether it is written. */
     boolean writeNow() {
         synchronized (this) {
+            awaitNoWriteInProgress();
             if (state != State.PENDING) {
-                return awaitWritten();
+                return state == State.WRITTEN;
             }
             state = State.WRITING;
             timer.cancel(false);
         }
-        return writeAndSay();
+        boolean written = false;
+        try {
+            written = write.getAsBoolean();
+        } catch (RuntimeException e) {
+            // the failure is recorded as for any delivery whose attempt could not be written (it counts as interrupted)
+            LOG.log(Level.WARNING, "Could not write the attempt of {0} before recording its failure: {1}",
+                    new Object[] {name, Failures.rootMessage(e)});
+        } finally {
+            settle(written ? State.WRITTEN : State.NOT_WRITTEN);
+        }
+        return written;
     }
 
     private void writeIfStillPending() {
@@ -107,32 +121,22 @@ public final class InlineAttempt {
             }
             state = State.WRITING;
         }
+        State outcome = State.PENDING;
         try {
-            boolean written = write.getAsBoolean();
-            settle(written ? State.WRITTEN : State.NOT_WRITTEN);
+            outcome = write.getAsBoolean() ? State.WRITTEN : State.NOT_WRITTEN;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Could not write the attempt of {0}, which has been running for {1} ms; trying again in {2} ms: {3}",
                     new Object[] {name, Duration.between(startedAt, Instant.now()).toMillis(), writeAfter.toMillis(),
                             Failures.rootMessage(e)});
+        } finally {
             synchronized (this) {
-                state = State.PENDING; // the step still runs: try again, unless it ends first
+                state = outcome; // PENDING again if it failed (or an Error passed): the step still runs, try again
+                if (outcome == State.PENDING) {
+                    schedule(); // unless the step ends first: finish() cancels it
+                }
                 notifyAll();
-                schedule();
             }
         }
-    }
-
-    private boolean writeAndSay() {
-        boolean written = false;
-        try {
-            written = write.getAsBoolean();
-        } catch (RuntimeException e) {
-            // the failure is recorded as for any delivery whose attempt could not be written (it counts as interrupted)
-            LOG.log(Level.WARNING, "Could not write the attempt of {0} before recording its failure: {1}",
-                    new Object[] {name, Failures.rootMessage(e)});
-        }
-        settle(written ? State.WRITTEN : State.NOT_WRITTEN);
-        return written;
     }
 
     private synchronized void settle(State outcome) {
@@ -141,7 +145,7 @@ public final class InlineAttempt {
     }
 
     /** Waits while the attempt is being written (a transaction of its own, bounded by the transaction timeout). */
-    private boolean awaitWritten() {
+    private void awaitNoWriteInProgress() {
         boolean interrupted = false;
         while (state == State.WRITING) {
             try {
@@ -153,6 +157,5 @@ public final class InlineAttempt {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        return state == State.WRITTEN;
     }
 }

@@ -89,7 +89,7 @@ public class StepProcessor {
     /**
      * How long the first delivery of a dispatch runs in the consumer's transaction before its attempt is written in
      * a transaction of its own (the run then shows IN_PROGRESS with a heartbeat); see {@link InlineAttempt}. Keep it
-     * well under the shortest {@code waiting-after} of the sweeper. Zero writes every attempt first, in a
+     * well under the shortest {@code waiting-after} of the sweeper. Zero (or less) writes every attempt first, in a
      * transaction of its own (two transactions per step).
      */
     @Inject
@@ -141,7 +141,7 @@ public class StepProcessor {
 
         // a dispatch's first delivery, as sent (not a copy sent back to wait, not a message out of a DLQ)
         boolean asDispatched = !outOfDeadLetterQueue && !StepDispatcher.isCopySentBack(message);
-        if (asDispatched && delivery == 1 && !inProgressAfter.isZero()) {
+        if (asDispatched && delivery == 1 && !inProgressAfter.isNegative() && !inProgressAfter.isZero()) {
             Optional<Admission> inline;
             try {
                 inline = ledger.admitFirstDelivery(stepMessage, step);

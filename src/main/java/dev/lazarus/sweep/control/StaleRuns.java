@@ -12,6 +12,7 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,12 +28,16 @@ import java.util.UUID;
  *
  * <p>The candidates of each kind come from one indexed range query ({@code state} plus the state's clock
  * column) with the shortest threshold of any step, so a sweep reads the stale runs, not all runs. Each
- * candidate is then judged against its own step's threshold and dead-lettered in a batch transaction,
- * under the run's version: a consumer that finishes meanwhile, or another node sweeping at the same moment,
- * wins cleanly (the batch rolls back and is retried run by run) and the run gets exactly one dead letter.
+ * candidate is then locked (skipping runs another transaction holds: a second node sweeping them, a consumer
+ * committing), judged afresh against its own step's threshold and dead-lettered in a batch transaction, under the
+ * run's version: a consumer that finishes meanwhile wins cleanly (the batch rolls back and is retried run by run)
+ * and the run gets exactly one dead letter.
  */
 @Stateless
 public class StaleRuns {
+
+    /** The lock timeout that Hibernate turns into {@code SKIP LOCKED} (its {@code LockOptions.SKIP_LOCKED}). */
+    private static final int SKIP_LOCKED = -2;
 
     @PersistenceContext
     EntityManager em;
@@ -87,9 +92,15 @@ public class StaleRuns {
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int deadLetterIfStale(List<UUID> runIds, Kind kind, Instant now) {
-        List<Run> runs = em.createQuery("select r from Run r where r.id in :ids and r.state = :state", Run.class)
+        // locked, skipping those another transaction holds (a second node sweeping them right now, a consumer's commit):
+        // two sweepers split the work instead of failing each other's batches, and a run held for long (a transaction
+        // in doubt) is left for a later sweep instead of holding up its whole batch; in id order, so that two sweepers
+        // never wait for each other in a cycle
+        List<Run> runs = em.createQuery("select r from Run r where r.id in :ids and r.state = :state order by r.id", Run.class)
                 .setParameter("ids", runIds)
                 .setParameter("state", kind.state)
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .setHint("jakarta.persistence.lock.timeout", SKIP_LOCKED)
                 .getResultList();
         Map<UUID, Integer> attempts = new HashMap<>();
         em.createQuery("select s from StepExecution s where s.run.id in :ids", StepExecution.class)
@@ -111,7 +122,7 @@ public class StaleRuns {
             reports.add(DeadLetterReport.runStalled(kind.reason, step.get(), run.id(), run.generation(),
                     attempts.getOrDefault(run.id(), 0), describe(kind, step.get().name(), since, threshold)));
         }
-        deadLetters.recordAll(reports);
+        deadLetters.recordAll(reports, runs);
         int deadLettered = reports.size();
         em.flush(); // the runs' version checks happen here, inside this batch's transaction
         return deadLettered;

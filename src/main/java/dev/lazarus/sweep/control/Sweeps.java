@@ -29,8 +29,11 @@ public class Sweeps {
 
     private static final Logger LOG = Logger.getLogger(Sweeps.class.getName());
 
-    /** Stale runs dead-lettered per transaction. */
-    static final int CHUNK = 1000;
+    /**
+     * Stale runs dead-lettered per transaction: few transactions for an outage's worth, and a bounded memory and
+     * lock footprint (each run's payload and its dead letter's snapshot can reach 200 000 characters).
+     */
+    static final int CHUNK = 250;
 
     @Inject
     StaleRuns staleRuns;

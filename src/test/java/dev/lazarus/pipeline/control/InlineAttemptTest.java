@@ -103,6 +103,30 @@ class InlineAttemptTest {
     }
 
     @Test
+    void aStepThatEndsWhileTheTimerWriteFailsStopsTheTimerForGood() throws Exception {
+        CountDownLatch writing = new CountDownLatch(1);
+        CountDownLatch fail = new CountDownLatch(1);
+        InlineAttempt attempt = start(Duration.ofMillis(200), () -> {
+            writing.countDown();
+            try {
+                fail.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            throw new IllegalStateException("lock wait ran out");
+        });
+        assertTrue(writing.await(10, TimeUnit.SECONDS));
+        CompletableFuture<Boolean> finished = CompletableFuture.supplyAsync(attempt::finish);
+        fail.countDown();
+        assertFalse(finished.get(10, TimeUnit.SECONDS), "the write failed: the attempt is not written");
+        // the failed write would have tried again after 200 ms: the step has ended, so nothing may write any more
+        timers.schedule(() -> { }, 600, TimeUnit.MILLISECONDS).get();
+        assertEquals(1, writes.get());
+        assertFalse(attempt.writeNow(), "after the end nothing writes it");
+        assertEquals(1, writes.get());
+    }
+
+    @Test
     void aWriteThatFailsLeavesTheAttemptUnwrittenAndSaysSo() throws Exception {
         InlineAttempt attempt = start(Duration.ofMillis(200), () -> {
             throw new IllegalStateException("the database is away");
