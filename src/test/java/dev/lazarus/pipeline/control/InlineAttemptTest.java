@@ -33,6 +33,16 @@ class InlineAttemptTest {
         }, timers, writeAfter);
     }
 
+    /** A write in progress: says it started, then holds until released. */
+    private static void holdUntil(CountDownLatch started, CountDownLatch released) {
+        started.countDown();
+        try {
+            assertTrue(released.await(10, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void aQuickStepIsNeverWrittenOnItsOwn() throws Exception {
         InlineAttempt attempt = start(Duration.ofMillis(200), () -> true);
@@ -71,12 +81,8 @@ class InlineAttemptTest {
         CountDownLatch writing = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         InlineAttempt attempt = start(Duration.ofMillis(1), () -> {
-            writing.countDown();
-            try {
-                return release.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
+            holdUntil(writing, release);
+            return true;
         });
         assertTrue(writing.await(10, TimeUnit.SECONDS));
         CompletableFuture<Boolean> finished = CompletableFuture.supplyAsync(attempt::finish);
@@ -107,12 +113,7 @@ class InlineAttemptTest {
         CountDownLatch writing = new CountDownLatch(1);
         CountDownLatch fail = new CountDownLatch(1);
         InlineAttempt attempt = start(Duration.ofMillis(200), () -> {
-            writing.countDown();
-            try {
-                fail.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
+            holdUntil(writing, fail);
             throw new IllegalStateException("lock wait ran out");
         });
         assertTrue(writing.await(10, TimeUnit.SECONDS));
