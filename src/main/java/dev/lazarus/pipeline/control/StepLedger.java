@@ -92,11 +92,7 @@ public class StepLedger {
                         + (earlier.lastError() != null ? "; last error: " + earlier.lastError() : ""));
             }
         }
-        StepExecution execution = existing.orElseGet(() -> {
-            StepExecution created = new StepExecution(run, step.name(), step.queue());
-            em.persist(created);
-            return created;
-        });
+        StepExecution execution = existing.orElseGet(() -> newExecution(run, step));
         execution.attemptStarted(deliveryCount, now);
         if (deliveryCount > execution.attempts()) {
             LOG.log(Level.INFO, "Run {0} step {1}: attempt {2} arrives as the broker''s delivery {3}; the other deliveries"
@@ -142,11 +138,7 @@ public class StepLedger {
         if (run == null || run.state() != RunState.PENDING || !run.accepts(message.step(), message.generation())) {
             return false;
         }
-        StepExecution execution = execution(run, step).orElseGet(() -> {
-            StepExecution created = new StepExecution(run, step.name(), step.queue());
-            em.persist(created);
-            return created;
-        });
+        StepExecution execution = execution(run, step).orElseGet(() -> newExecution(run, step));
         execution.attemptStarted(deliveryCount, startedAt);
         run.attemptStarted(clock.instant());
         return true;
@@ -208,6 +200,7 @@ public class StepLedger {
         if (written) {
             execution(run, step).ifPresent(e -> e.completed(now));
         } else {
+            // persisted complete, so that it is one insert (changed after persist, it would be an insert and an update)
             StepExecution execution = new StepExecution(run, step.name(), step.queue());
             execution.attemptStarted(inline.deliveryCount(), inline.startedAt());
             execution.completed(now);
@@ -222,6 +215,13 @@ public class StepLedger {
             LOG.log(Level.INFO, "Run {0} of {1} completed", new Object[] {run.id(), run.pipeline()});
         }
         em.flush(); // surface a concurrent change here rather than at commit
+    }
+
+    /** A new execution of the run's current dispatch of the step, persisted now (changes made after it are written at flush). */
+    private StepExecution newExecution(Run run, StepDefinition step) {
+        StepExecution created = new StepExecution(run, step.name(), step.queue());
+        em.persist(created);
+        return created;
     }
 
     private Optional<StepExecution> execution(Run run, StepDefinition step) {
