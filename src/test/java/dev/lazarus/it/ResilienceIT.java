@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lazarus.deadletter.control.ParkedMessageCheck;
 import dev.lazarus.deadletter.control.Retention;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterAction;
@@ -25,9 +26,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
@@ -57,6 +60,7 @@ class ResilienceIT {
     private Runs runs;
     private Retention retention;
     private LiveRuns liveRuns;
+    private ParkedMessageCheck parkedMessages;
 
     /** Looked up rather than injected: the same beans the application uses, through CDI itself. */
     @BeforeEach
@@ -66,6 +70,7 @@ class ResilienceIT {
         runs = CDI.current().select(Runs.class).get();
         retention = CDI.current().select(Retention.class).get();
         liveRuns = CDI.current().select(LiveRuns.class).get();
+        parkedMessages = CDI.current().select(ParkedMessageCheck.class).get();
     }
 
     @Test
@@ -100,6 +105,47 @@ class ResilienceIT {
         }));
         assertEquals(RunState.PENDING, fixtures.stateOf(healthy), "a run within its threshold is left alone");
         assertTrue(fixtures.deadLettersOf(healthy).isEmpty());
+    }
+
+    /**
+     * The reconciler's check of parked messages and a requeue wrote the same dead letters in different orders,
+     * and PostgreSQL broke the deadlock by failing one of them: sometimes the operator's requeue (a 500). The
+     * check now skips a dead letter someone holds, so it never waits for one.
+     */
+    @Test
+    void theCheckOfParkedMessagesSkipsADeadLetterARequeueHoldsInsteadOfWaitingForIt() throws Exception {
+        String queue = DocumentIngestion.PARSE_QUEUE;
+        long held = fixtures.parkedDeadLetterAt(queue, AN_HOUR_AGO);
+        long other = fixtures.parkedDeadLetterAt(queue, AN_HOUR_AGO);
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService requeue = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> holder = requeue.submit(() -> {
+                fixtures.holdLockOn(held, locked, release);
+                return null;
+            });
+            assertTrue(locked.await(30, TimeUnit.SECONDS), "the lock was not taken");
+
+            ExecutorService reconciler = Executors.newSingleThreadExecutor();
+            try {
+                // with the old check this waits for the row until the database's lock timeout, then fails
+                Future<Integer> check = reconciler.submit(() -> parkedMessages.check("DLQ." + queue, Instant.now(), Instant.now(), 10_000));
+                assertTrue(check.get(5, TimeUnit.SECONDS) >= 1, "the other dead letter's missing message was flagged");
+            } finally {
+                reconciler.shutdownNow();
+            }
+            assertTrue(fixtures.deadLetter(other).dlqMessageMissing(), "the dead letter nobody held was checked");
+            assertFalse(fixtures.deadLetter(held).dlqMessageMissing(), "the held one is left for the next pass");
+
+            release.countDown();
+            holder.get(30, TimeUnit.SECONDS);
+            parkedMessages.check("DLQ." + queue, Instant.now(), Instant.now(), 10_000);
+            assertTrue(fixtures.deadLetter(held).dlqMessageMissing(), "the next pass checks it");
+        } finally {
+            release.countDown();
+            requeue.shutdownNow();
+        }
     }
 
     @Test

@@ -83,6 +83,27 @@ public class TestFixtures {
         return deadLetter.id();
     }
 
+    /** An open dead letter in {@code DLQ.<queue>}, created at {@code createdAt}, marked as parked (its message is not there). */
+    public long parkedDeadLetterAt(String queue, Instant createdAt) {
+        DeadLetter deadLetter = new DeadLetter(DeadLetterReason.MANUAL, queue, "DLQ." + queue, "test", createdAt);
+        deadLetter.markParked();
+        em.persist(deadLetter);
+        em.flush();
+        return deadLetter.id();
+    }
+
+    /**
+     * Holds the dead letter's row lock, as a requeue does while it takes the message and sends the next one, from
+     * when {@code locked} is counted down until {@code release} is (at most a minute).
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void holdLockOn(long deadLetterId, java.util.concurrent.CountDownLatch locked, java.util.concurrent.CountDownLatch release)
+            throws InterruptedException {
+        em.find(DeadLetter.class, deadLetterId, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
+        locked.countDown();
+        release.await(1, java.util.concurrent.TimeUnit.MINUTES);
+    }
+
     /** Runs DDL outside any transaction, as an administrator would. */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public void execute(String sql) {

@@ -2,6 +2,7 @@ package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.platform.control.Locks;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -17,6 +18,11 @@ import java.util.logging.Logger;
 /**
  * Whether the open dead letters of a DLQ still have the message Lazarus parked for them: a bounded page per
  * call, least recently checked first, so that every dead letter is looked at in turn however many there are.
+ *
+ * <p>The page is locked as it is read, skipping dead letters another transaction holds (a requeue, an operator's
+ * note): the check never waits for a row, so it can never deadlock with them, and what it skipped it checks next
+ * time. (It used to read unlocked and write at commit, in its own order, and PostgreSQL then failed one side of
+ * the deadlock, sometimes the operator's requeue.)
  */
 @Stateless
 public class ParkedMessageCheck {
@@ -32,13 +38,13 @@ public class ParkedMessageCheck {
     /** @return how many were newly flagged missing */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int check(String deadLetterQueue, Instant createdBefore, Instant now, int limit) {
-        List<DeadLetter> page = em.createQuery("select d from DeadLetter d where d.deadLetterQueue = :dlq and d.status in :open"
-                        + " and d.parkedToken is not null and d.createdAt < :before order by d.dlqCheckedAt nulls first, d.id",
-                        DeadLetter.class)
-                .setParameter("dlq", deadLetterQueue)
-                .setParameter("open", DeadLetterStatus.OPEN)
-                .setParameter("before", createdBefore)
-                .setMaxResults(limit)
+        List<DeadLetter> page = Locks.skippingLocked(em.createQuery("select d from DeadLetter d where d.deadLetterQueue = :dlq"
+                                + " and d.status in :open and d.parkedToken is not null and d.createdAt < :before"
+                                + " order by d.dlqCheckedAt nulls first, d.id", DeadLetter.class)
+                        .setParameter("dlq", deadLetterQueue)
+                        .setParameter("open", DeadLetterStatus.OPEN)
+                        .setParameter("before", createdBefore)
+                        .setMaxResults(limit))
                 .getResultList();
         if (page.isEmpty()) {
             return 0;

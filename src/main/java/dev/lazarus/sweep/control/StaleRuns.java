@@ -6,13 +6,13 @@ import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.StepExecution;
+import dev.lazarus.platform.control.Locks;
 import dev.lazarus.sweep.control.StalenessRules.Kind;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,8 +36,6 @@ import java.util.UUID;
 @Stateless
 public class StaleRuns {
 
-    /** The lock timeout that Hibernate turns into {@code SKIP LOCKED} (its {@code LockOptions.SKIP_LOCKED}). */
-    private static final int SKIP_LOCKED = -2;
 
     @PersistenceContext
     EntityManager em;
@@ -96,11 +94,9 @@ public class StaleRuns {
         // two sweepers split the work instead of failing each other's batches, and a run held for long (a transaction
         // in doubt) is left for a later sweep instead of holding up its whole batch; in id order, so that two sweepers
         // never wait for each other in a cycle
-        List<Run> runs = em.createQuery("select r from Run r where r.id in :ids and r.state = :state order by r.id", Run.class)
-                .setParameter("ids", runIds)
-                .setParameter("state", kind.state)
-                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
-                .setHint("jakarta.persistence.lock.timeout", SKIP_LOCKED)
+        List<Run> runs = Locks.skippingLocked(em.createQuery("select r from Run r where r.id in :ids and r.state = :state order by r.id", Run.class)
+                        .setParameter("ids", runIds)
+                        .setParameter("state", kind.state))
                 .getResultList();
         Map<UUID, Integer> attempts = new HashMap<>();
         em.createQuery("select s from StepExecution s where s.run.id in :ids", StepExecution.class)
