@@ -115,8 +115,12 @@ class ResilienceIT {
     @Test
     void theCheckOfParkedMessagesSkipsADeadLetterARequeueHoldsInsteadOfWaitingForIt() throws Exception {
         String queue = DocumentIngestion.PARSE_QUEUE;
-        long held = fixtures.parkedDeadLetterAt(queue, AN_HOUR_AGO);
-        long other = fixtures.parkedDeadLetterAt(queue, AN_HOUR_AGO);
+        // created "in an hour": the reconciler's timer (which checks what is older than a second) never touches them,
+        // only this test's calls, which look at everything created before two hours from now
+        Instant inAnHour = Instant.now().plus(Duration.ofHours(1));
+        Instant before = inAnHour.plus(Duration.ofHours(1));
+        long held = fixtures.parkedDeadLetterAt(queue, inAnHour);
+        long other = fixtures.parkedDeadLetterAt(queue, inAnHour);
         CountDownLatch locked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         ExecutorService requeue = Executors.newSingleThreadExecutor();
@@ -130,7 +134,7 @@ class ResilienceIT {
             ExecutorService reconciler = Executors.newSingleThreadExecutor();
             try {
                 // with the old check this waits for the row until the database's lock timeout, then fails
-                Future<Integer> check = reconciler.submit(() -> parkedMessages.check("DLQ." + queue, Instant.now(), Instant.now(), 10_000));
+                Future<Integer> check = reconciler.submit(() -> parkedMessages.check("DLQ." + queue, before, Instant.now(), 10_000));
                 assertTrue(check.get(5, TimeUnit.SECONDS) >= 1, "the other dead letter's missing message was flagged");
             } finally {
                 reconciler.shutdownNow();
@@ -140,7 +144,7 @@ class ResilienceIT {
 
             release.countDown();
             holder.get(30, TimeUnit.SECONDS);
-            parkedMessages.check("DLQ." + queue, Instant.now(), Instant.now(), 10_000);
+            parkedMessages.check("DLQ." + queue, before, Instant.now(), 10_000);
             assertTrue(fixtures.deadLetter(held).dlqMessageMissing(), "the next pass checks it");
         } finally {
             release.countDown();
