@@ -6,12 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lazarus.deadletter.control.DeadLetterReport;
+import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.deadletter.control.ParkedMessageCheck;
 import dev.lazarus.deadletter.control.Retention;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterAction;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.demo.control.DocumentIngestion;
+import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.Runs;
+import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.sweep.control.LiveRuns;
 import dev.lazarus.sweep.control.StalenessRules.Health;
@@ -61,6 +66,8 @@ class ResilienceIT {
     private Retention retention;
     private LiveRuns liveRuns;
     private ParkedMessageCheck parkedMessages;
+    private DeadLetterService deadLetterService;
+    private Pipelines pipelines;
 
     /** Looked up rather than injected: the same beans the application uses, through CDI itself. */
     @BeforeEach
@@ -71,6 +78,8 @@ class ResilienceIT {
         retention = CDI.current().select(Retention.class).get();
         liveRuns = CDI.current().select(LiveRuns.class).get();
         parkedMessages = CDI.current().select(ParkedMessageCheck.class).get();
+        deadLetterService = CDI.current().select(DeadLetterService.class).get();
+        pipelines = CDI.current().select(Pipelines.class).get();
     }
 
     @Test
@@ -150,6 +159,39 @@ class ResilienceIT {
             release.countDown();
             requeue.shutdownNow();
         }
+    }
+
+    @Test
+    void aConsumerGivingUpWhileASweepHoldsTheRunWaitsForTheSweepInsteadOfDeadlocking() throws Exception {
+        // fresh: the timer's sweeps leave it alone; only this test's two detectors race for it
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
+        long generation = fixtures.generationOf(run);
+        StepDefinition parse = pipelines.step(DocumentIngestion.NAME, "parse").orElseThrow();
+        DeadLetterReport swept = DeadLetterReport.runStalled(DeadLetterReason.STUCK_IN_PROGRESS, parse, run, generation, 1,
+                "the test's sweep");
+        DeadLetterReport givenUp = DeadLetterReport.stepGivenUp(parse, run, generation, "ID:test-" + run, 3, "the test's consumer");
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        ExecutorService detectors = Executors.newFixedThreadPool(2);
+        try {
+            Future<Long> sweep = detectors.submit(() -> fixtures.recordWithTheRunLockedFirst(run, swept, locked, proceed));
+            assertTrue(locked.await(30, TimeUnit.SECONDS), "the sweep did not lock the run");
+            Future<Long> consumer = detectors.submit(() -> deadLetterService.recordAlone(givenUp).id());
+            // the consumer now waits for the run's lock (before the fix: it had written its dead letter, then waited)
+            Await.until("the consumer waiting for the sweep's lock", Duration.ofSeconds(30),
+                    fixtures::sessionsWaitingForALock, n -> n >= 1);
+            proceed.countDown();
+            // before the fix PostgreSQL found a deadlock here and failed one of the two
+            long sweptWith = sweep.get(30, TimeUnit.SECONDS);
+            assertEquals(sweptWith, consumer.get(30, TimeUnit.SECONDS), "the consumer found the sweep's dead letter");
+        } finally {
+            proceed.countDown();
+            detectors.shutdownNow();
+        }
+        List<DeadLetter> deadLetters = fixtures.deadLettersOf(run);
+        assertEquals(1, deadLetters.size(), "one dead letter for the run");
+        assertEquals(DeadLetterReason.STUCK_IN_PROGRESS, deadLetters.get(0).reason(), "the first evidence stays");
+        assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.lazarus.it;
 
+import dev.lazarus.deadletter.control.DeadLetterReport;
+import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.demo.control.DocumentIngestion;
@@ -38,6 +40,9 @@ public class TestFixtures {
 
     @Inject
     JMSContext jms;
+
+    @Inject
+    DeadLetterService deadLetters;
 
     /** A demo run at {@code step}, in {@code state} since {@code since} (and no message anywhere). */
     public UUID runIn(RunState state, String step, Instant since) {
@@ -102,6 +107,39 @@ public class TestFixtures {
         em.find(DeadLetter.class, deadLetterId, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
         locked.countDown();
         release.await(1, java.util.concurrent.TimeUnit.MINUTES);
+    }
+
+    /**
+     * Records a dead letter as a sweep does: the run locked first, the dead letter written at flush, in a
+     * transaction of its own; between the two it waits from {@code locked} until {@code proceed}.
+     *
+     * @return the dead letter the report ended in
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public long recordWithTheRunLockedFirst(UUID runId, DeadLetterReport report, java.util.concurrent.CountDownLatch locked,
+                                            java.util.concurrent.CountDownLatch proceed) throws InterruptedException {
+        Run run = em.find(Run.class, runId, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
+        locked.countDown();
+        proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
+        DeadLetter deadLetter = deadLetters.recordAll(List.of(report), List.of(run)).get(0);
+        em.flush();
+        return deadLetter.id();
+    }
+
+    public long generationOf(UUID run) {
+        return em.find(Run.class, run).generation();
+    }
+
+    /** How many database sessions wait for a lock right now. */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public int sessionsWaitingForALock() {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             var result = statement.executeQuery("select count(*) from pg_locks where not granted")) {
+            result.next();
+            return result.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     /** Runs DDL outside any transaction, as an administrator would. */

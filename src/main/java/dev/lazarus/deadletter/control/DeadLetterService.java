@@ -172,13 +172,11 @@ public class DeadLetterService {
          */
         RunsInQuestion(Set<UUID> ids, Set<UUID> holding, Collection<Run> atHand) {
             atHand.stream().filter(run -> ids.contains(run.id())).forEach(run -> runs.put(run.id(), run));
-            List<UUID> missing = ids.stream().filter(id -> !runs.containsKey(id)).toList();
-            if (missing.size() == 1) {
-                Optional.ofNullable(em.find(Run.class, missing.get(0))).ifPresent(run -> runs.put(run.id(), run));
-            } else if (!missing.isEmpty()) {
-                em.createQuery("select r from Run r where r.id in :ids", Run.class).setParameter("ids", missing)
-                        .getResultStream().forEach(run -> runs.put(run.id(), run));
-            }
+            // a run a report may stop is locked before anything is written for it, as the sweep locks its runs: two
+            // detectors of one run then queue for it instead of each writing a dead letter (unique open_run_id) and
+            // then waiting for the other's run row, a deadlock; the second finds the first's dead letter and keeps it
+            read(ids.stream().filter(id -> !runs.containsKey(id) && holding.contains(id)).toList(), true);
+            read(ids.stream().filter(id -> !runs.containsKey(id)).toList(), false);
             List<UUID> held = holding.stream().filter(runs::containsKey).toList();
             if (held.isEmpty()) {
                 return;
@@ -192,6 +190,18 @@ public class DeadLetterService {
                     .setFlushMode(FlushModeType.COMMIT)
                     .setParameter("ids", held)
                     .getResultStream().forEach(s -> executions.put(key(s.run().id(), s.stepName(), s.generation()), s));
+        }
+
+        /** Reads these runs, locked in id order (so that two lockers never wait for each other in a cycle) or not. */
+        private void read(List<UUID> ids, boolean locked) {
+            LockModeType lock = locked ? LockModeType.PESSIMISTIC_WRITE : LockModeType.NONE;
+            if (ids.size() == 1) {
+                Optional.ofNullable(em.find(Run.class, ids.get(0), lock)).ifPresent(run -> runs.put(run.id(), run));
+            } else if (!ids.isEmpty()) {
+                em.createQuery("select r from Run r where r.id in :ids order by r.id", Run.class).setParameter("ids", ids)
+                        .setLockMode(lock)
+                        .getResultStream().forEach(run -> runs.put(run.id(), run));
+            }
         }
 
         Run run(UUID id) {
