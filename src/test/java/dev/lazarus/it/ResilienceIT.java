@@ -9,10 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.deadletter.control.ParkedMessageCheck;
+import dev.lazarus.deadletter.control.RequeueJobStore;
 import dev.lazarus.deadletter.control.Retention;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterAction;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.demo.control.DocumentIngestion;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.Runs;
@@ -192,6 +194,36 @@ class ResilienceIT {
         assertEquals(1, deadLetters.size(), "one dead letter for the run");
         assertEquals(DeadLetterReason.STUCK_IN_PROGRESS, deadLetters.get(0).reason(), "the first evidence stays");
         assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+    }
+
+    @Test
+    void thePersistentTimersLiveInTheSharedDatabaseSoThatEachFiringRunsOnOneNodeOnly() {
+        List<String> timers = fixtures.persistentTimers();
+        for (String timer : List.of("StaleRunSweeper / sweep", "RetentionTimer / purge", "RequeueJobRecovery / interruptSilentJobs")) {
+            assertEquals(1, timers.stream().filter(t -> t.endsWith(timer)).count(), timer + " once among " + timers);
+        }
+    }
+
+    @Test
+    void aRequeueJobLeftRunningByANodeThatNeverCameBackIsInterruptedByAnyNode() {
+        RequeueJobStore store = CDI.current().select(RequeueJobStore.class).get();
+        Instant now = Instant.now();
+        long orphan = fixtures.runningRequeueJob("node-that-died", now.minus(Duration.ofMinutes(10)));
+        long alive = fixtures.runningRequeueJob("node-still-working", now);
+        try {
+            // the timer's check, as any node runs it: silent for longer than two minutes means no worker
+            store.interruptSilent(now.minus(Duration.ofMinutes(2)));
+            RequeueJob interrupted = fixtures.requeueJob(orphan);
+            assertEquals(RequeueJob.State.INTERRUPTED, interrupted.state());
+            assertTrue(interrupted.lastError().contains("node-that-died"), interrupted.lastError());
+            assertEquals(RequeueJob.State.RUNNING, fixtures.requeueJob(alive).state(), "a job making progress is left alone");
+
+            // if its worker was alive after all, its next batch does nothing and the job stays as it was marked
+            assertEquals(0, fixtures.requeueBatch(orphan));
+            assertEquals(RequeueJob.State.INTERRUPTED, fixtures.requeueJob(orphan).state());
+        } finally {
+            store.finish(alive, RequeueJob.State.CANCELLED, "test over");
+        }
     }
 
     @Test

@@ -2,8 +2,11 @@ package dev.lazarus.it;
 
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
+import dev.lazarus.deadletter.control.RequeueService;
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.demo.control.DocumentIngestion;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
@@ -30,6 +33,8 @@ import javax.sql.DataSource;
  * tests. Deployed only with them, never in the application.
  */
 @Stateless
+@jakarta.annotation.security.RunAs("operator") // what it calls on the operator's behalf, e.g. a requeue job's batch
+@jakarta.annotation.security.PermitAll // its own methods: the tests call them unauthenticated
 public class TestFixtures {
 
     @PersistenceContext
@@ -43,6 +48,9 @@ public class TestFixtures {
 
     @Inject
     DeadLetterService deadLetters;
+
+    @Inject
+    RequeueService requeues;
 
     /** A demo run at {@code step}, in {@code state} since {@code since} (and no message anywhere). */
     public UUID runIn(RunState state, String step, Instant since) {
@@ -137,6 +145,38 @@ public class TestFixtures {
              var result = statement.executeQuery("select count(*) from pg_locks where not granted")) {
             result.next();
             return result.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    /** A bulk requeue job left running by {@code node}, whose last progress was at {@code updatedAt}. */
+    public long runningRequeueJob(String node, Instant updatedAt) {
+        RequeueJob job = new RequeueJob(DeadLetterFilter.ALL.open(), 0, 5, 0, "operator", node, updatedAt);
+        em.persist(job);
+        em.flush();
+        return job.id();
+    }
+
+    /** One batch of a requeue job, as its worker runs it. */
+    public int requeueBatch(long jobId) {
+        return requeues.requeueBatch(jobId, 100);
+    }
+
+    public RequeueJob requeueJob(long id) {
+        return em.find(RequeueJob.class, id);
+    }
+
+    /** The persistent EJB timers in the database's timer store: "timed object id / timeout method" each. */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public List<String> persistentTimers() {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             var result = statement.executeQuery("select timed_object_id, timeout_method_name from jboss_ejb_timer")) {
+            List<String> timers = new java.util.ArrayList<>();
+            while (result.next()) {
+                timers.add(result.getString(1) + " / " + result.getString(2));
+            }
+            return timers;
         } catch (SQLException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }

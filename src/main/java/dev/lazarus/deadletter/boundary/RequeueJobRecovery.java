@@ -5,6 +5,7 @@ import dev.lazarus.deadletter.control.RequeueJobs;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.DependsOn;
+import jakarta.ejb.Schedule;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
@@ -14,11 +15,18 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * After a start-up, marks this server's jobs that were running when it stopped as interrupted. What they did is
+ * Finds requeue jobs whose worker is gone. After a start-up, it marks this server's jobs that were running when
+ * it stopped as interrupted; and every minute, on whichever node the persistent timer fires, it marks running jobs
+ * of any node that have made no progress for {@code lazarus.requeue.job-silent-after} (2 minutes) as interrupted,
+ * so the jobs of a node that died and never comes back (or comes back under another name) are not left
+ * {@code RUNNING} for ever. What they did is
  * committed and counted; what they did not is still open, so starting the same filter again finishes the work
  * without requeueing anything twice.
  *
@@ -39,6 +47,25 @@ public class RequeueJobRecovery {
 
     @Inject
     RequeueJobStore store;
+
+    @Inject
+    @ConfigProperty(name = "lazarus.requeue.job-silent-after", defaultValue = "PT2M")
+    Duration silentAfter;
+
+    @Inject
+    Clock clock;
+
+    @Schedule(hour = "*", minute = "*", second = "${lazarus.requeue.silent-check-second:45}", persistent = true,
+            info = "Lazarus: interrupt requeue jobs that stopped making progress")
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    void interruptSilentJobs() {
+        try {
+            store.interruptSilent(clock.instant().minus(silentAfter));
+        } catch (RuntimeException e) {
+            // never let an exception cancel a persistent timer's next runs; say it loudly instead
+            LOG.log(Level.SEVERE, "Could not check for silent requeue jobs; the next check runs in a minute", e);
+        }
+    }
 
     @PostConstruct
     void scheduleCheck() {

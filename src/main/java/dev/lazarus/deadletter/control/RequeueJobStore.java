@@ -2,6 +2,7 @@ package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.platform.control.Locks;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -10,6 +11,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -61,10 +63,32 @@ public class RequeueJobStore {
         return jobs;
     }
 
+    /**
+     * Marks running jobs that have shown no progress since {@code silentSince} as interrupted, whichever node ran
+     * them: their node died (and may never come back under its name) or is stuck. A job works in batches that
+     * each commit their progress within seconds, so a long silence means no worker. Jobs whose row is locked are
+     * skipped: a batch is committing right now, so they are not silent. If the worker is alive after all, its
+     * next batch finds the job no longer running and stops; nothing is requeued twice either way (each dead
+     * letter is requeued under its own lock).
+     */
+    public List<RequeueJob> interruptSilent(Instant silentSince) {
+        List<RequeueJob> jobs = Locks.skippingLocked(em.createQuery("select j from RequeueJob j where j.state = :running"
+                        + " and j.updatedAt < :since order by j.id", RequeueJob.class)
+                .setParameter("running", RequeueJob.State.RUNNING)
+                .setParameter("since", silentSince)).getResultList();
+        for (RequeueJob job : jobs) {
+            job.finish(RequeueJob.State.INTERRUPTED, "no progress since " + job.updatedAt() + " (node " + job.node()
+                    + " stopped, or its worker is stuck); start it again to finish", clock.instant());
+            LOG.log(Level.WARNING, "Requeue job {0} of node {1} showed no progress since {2} and is marked interrupted after {3}"
+                    + " of {4}", new Object[] {job.id(), job.node(), job.updatedAt(), job.requeued(), job.total()});
+        }
+        return jobs;
+    }
+
     public void finish(long jobId, RequeueJob.State state, String error) {
         RequeueJob job = em.find(RequeueJob.class, jobId);
-        job.finish(state, error, clock.instant());
+        job.finish(state, error, clock.instant()); // a job already finished (interrupted from another node, say) stays as it is
         LOG.log(Level.INFO, "Requeue job {0} {1}: {2} requeued ({3} from the database), {4} skipped",
-                new Object[] {jobId, state, job.requeued(), job.redispatched(), job.skipped()});
+                new Object[] {jobId, job.state(), job.requeued(), job.redispatched(), job.skipped()});
     }
 }

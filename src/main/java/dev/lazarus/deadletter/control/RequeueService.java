@@ -105,6 +105,9 @@ public class RequeueService {
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int requeueBatch(long jobId, int max) {
         RequeueJob job = em.find(RequeueJob.class, jobId, LockModeType.PESSIMISTIC_WRITE);
+        if (job.state() != RequeueJob.State.RUNNING) {
+            return 0; // finished meanwhile: marked interrupted by another node that found it silent, say
+        }
         List<DeadLetter> batch = deadLetters.lockNextRequeueable(job, max);
         if (batch.isEmpty()) {
             return 0;
