@@ -15,6 +15,13 @@
 #   stack.sh db-stop | db-start    stop / start the stack's database: its embedded PostgreSQL, or the
 #                                  machine's PostgreSQL under a stack on it (database drill; needs root)
 #
+#   stack.sh cluster-up | cluster-down   the production topology on this machine, in target/cluster: one
+#                                  PostgreSQL, two clustered Artemis brokers (static cluster, ON_DEMAND load
+#                                  balancing, redistribution) with consoles on 8161 and 8162, and two WildFly
+#                                  nodes, node 1 on broker 1 (8080) and node 2 on broker 2 (8280), demo runs
+#   stack.sh cluster-node-kill N | cluster-node-start N       kill -9 node N / start it again with its state
+#   stack.sh cluster-broker-stop N | cluster-broker-start N   stop broker N / start it again with its journal
+#
 # Environment (set by the pom): WILDFLY_HOME, ARTEMIS_HOME, STACK_DIR, BROKER_PORT, CONSOLE_PORT,
 # LAZARUS_DB (embedded|postgresql), DB_PORT and PG_DIR (embedded), JDBC_DRIVER, WAR.
 #
@@ -26,7 +33,14 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
-STACK_DIR="${STACK_DIR:-$repo/target/demo}"
+case "${1:-}" in
+    cluster-*) STACK_DIR="${STACK_DIR:-$repo/target/cluster}" ;;
+    *) STACK_DIR="${STACK_DIR:-$repo/target/demo}" ;;
+esac
+# the two-broker, two-node topology (cluster-up): node n on broker n, WildFly port offset 200 * (n - 1)
+CLUSTER_BROKER_PORTS=(61616 61626)
+CLUSTER_CONSOLE_PORTS=(8161 8162)
+CLUSTER_PASSWORD=cluster   # local-only, as the other local credentials
 
 # Local-only credentials, never used outside this machine: documented in the README.
 BROKER_USER=admin
@@ -45,27 +59,37 @@ wait_for_port() { # port, what, seconds
     log "$what did not open port $port within ${seconds}s"; return 1
 }
 
+# broker_up [instance dir] [port] [console port] [more options of "artemis create"]: a broker with the project's
+# settings (broker.properties, read by Artemis from the instance's etc/ at every start)
 broker_up() {
-    "$ARTEMIS_HOME/bin/artemis" create "$STACK_DIR/broker" --silent --force \
+    local dir=${1:-$STACK_DIR/broker} port=${2:-$BROKER_PORT} console=${3:-$CONSOLE_PORT}
+    shift $(( $# < 3 ? $# : 3 ))
+    "$ARTEMIS_HOME/bin/artemis" create "$dir" --silent --force \
         --user "$BROKER_USER" --password "$BROKER_PASSWORD" --require-login \
-        --host 127.0.0.1 --http-host 127.0.0.1 --http-port "$CONSOLE_PORT" --default-port "$BROKER_PORT" \
+        --host 127.0.0.1 --http-host 127.0.0.1 --http-port "$console" --default-port "$port" \
         --no-amqp-acceptor --no-stomp-acceptor --no-mqtt-acceptor --no-hornetq-acceptor \
-        --java-memory 512M > "$STACK_DIR/broker-create.log"
-    "$STACK_DIR/broker/bin/artemis-service" start > /dev/null
-    wait_for_port "$BROKER_PORT" "Artemis" 60
-    log "Artemis broker on 127.0.0.1:$BROKER_PORT, console http://127.0.0.1:$CONSOLE_PORT/console"
+        --java-memory 512M "$@" > "$dir.create.log"
+    cp "$here/broker.properties" "$dir/etc/broker.properties"
+    "$dir/bin/artemis-service" start > /dev/null
+    wait_for_port "$port" "Artemis" 60
+    log "Artemis broker on 127.0.0.1:$port, console http://127.0.0.1:$console/console"
 }
 
 broker_down() {
-    if [ -x "$STACK_DIR/broker/bin/artemis-service" ]; then
-        "$STACK_DIR/broker/bin/artemis-service" stop > /dev/null 2>&1 || true
-    fi
+    local dir
+    for dir in "$STACK_DIR/broker" "$STACK_DIR"/broker-[0-9]*; do
+        if [ -x "$dir/bin/artemis-service" ]; then
+            "$dir/bin/artemis-service" stop > /dev/null 2>&1 || true
+        fi
+    done
 }
 
 # A private copy of WildFly's standalone/ folder, configured by the CLI scripts in this folder, so the
 # unpacked server stays pristine and the demo and the tests never share state.
+# wildfly_configure [base dir] [more CLI scripts of this folder]
 wildfly_configure() {
-    local base="$STACK_DIR/wildfly"
+    local base=${1:-$STACK_DIR/wildfly}
+    shift $(( $# < 1 ? $# : 1 ))
     cp -r "$WILDFLY_HOME/standalone" "$base"
     if [ ! -d "$WILDFLY_HOME/modules/org/postgresql" ]; then
         "$WILDFLY_HOME/bin/jboss-cli.sh" --command="module add --name=org.postgresql --resources=$JDBC_DRIVER --dependencies=java.se,jakarta.transaction.api" \
@@ -80,9 +104,11 @@ end-if
 CLI
     fi
     cat "$here/datasource-postgresql.cli" >> "$STACK_DIR/configure.cli"
+    local more
+    for more in "$@"; do cat "$here/$more" >> "$STACK_DIR/configure.cli"; done
     { echo "embed-server --server-config=standalone-full.xml --std-out=discard"; cat "$STACK_DIR/configure.cli"; echo "stop-embedded-server"; } > "$STACK_DIR/run.cli"
-    JAVA_OPTS="-Djboss.server.base.dir=$base" "$WILDFLY_HOME/bin/jboss-cli.sh" --file="$STACK_DIR/run.cli" > "$STACK_DIR/configure.log" 2>&1 \
-        || { log "WildFly configuration failed, see $STACK_DIR/configure.log"; cat "$STACK_DIR/configure.log"; return 1; }
+    JAVA_OPTS="-Djboss.server.base.dir=$base" "$WILDFLY_HOME/bin/jboss-cli.sh" --file="$STACK_DIR/run.cli" > "$base.configure.log" 2>&1 \
+        || { log "WildFly configuration failed, see $base.configure.log"; cat "$base.configure.log"; return 1; }
     "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u viewer -p "$VIEWER_PASSWORD" -g viewer
     "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u operator -p "$OPERATOR_PASSWORD" -g viewer,operator
     echo "$(database)" > "$STACK_DIR/database"
@@ -96,39 +122,54 @@ fresh_stack_dir() {
     mkdir -p "$STACK_DIR"
 }
 
+# wildfly_start [base dir] [broker port] [port offset] [node name]: its pid in <base dir>.pid
 wildfly_start() {
-    local base="$STACK_DIR/wildfly"
+    local base=${1:-$STACK_DIR/wildfly} port=${2:-$BROKER_PORT} offset=${3:-0} node=${4:-}
+    local pidfile="$STACK_DIR/wildfly.pid"
+    [ "$base" = "$STACK_DIR/wildfly" ] || pidfile="$base.pid"
+    # each node of a cluster its own name: the timers and the transaction logs tell the nodes apart by it
+    local naming=()
+    [ -z "$node" ] || naming=(-Djboss.node.name="$node" -Djboss.tx.node.id="$node")
     # deep stacks for Flight Recorder (free unless a recording runs): application frames sit under WildFly's many
-    LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$STACK_DIR/wildfly.pid" \
+    LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$pidfile" \
         PREPEND_JAVA_OPTS="${PREPEND_JAVA_OPTS:-} -XX:FlightRecorderOptions:stackdepth=256" \
         nohup "$WILDFLY_HOME/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 \
-        -Djboss.server.base.dir="$base" -Dlazarus.broker.port="$BROKER_PORT" > "$STACK_DIR/wildfly.out" 2>&1 &
-    wait_for_port 9990 "WildFly management" 120
+        -Djboss.server.base.dir="$base" -Djboss.socket.binding.port-offset="$offset" -Dlazarus.broker.port="$port" \
+        "${naming[@]}" > "$base.out" 2>&1 &
+    wait_for_port $((9990 + offset)) "WildFly management" 120
 }
 
-wildfly_stop() {
-    if [ -f "$STACK_DIR/wildfly.pid" ]; then
-        local pid; pid=$(cat "$STACK_DIR/wildfly.pid")
+stop_pid_file() { # pid file: stop the server it names, then kill it if it does not stop within 30 s
+    if [ -f "$1" ]; then
+        local pid; pid=$(cat "$1")
         if kill "$pid" 2>/dev/null; then
             for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
             kill -9 "$pid" 2>/dev/null || true
         fi
-        rm -f "$STACK_DIR/wildfly.pid"
+        rm -f "$1"
     fi
 }
 
+wildfly_stop() {
+    local pidfile
+    for pidfile in "$STACK_DIR/wildfly.pid" "$STACK_DIR"/node-[0-9]*.pid; do
+        stop_pid_file "$pidfile"
+    done
+}
+
+# deploy_war [base dir]
 deploy_war() {
-    local deployments="$STACK_DIR/wildfly/deployments"
+    local deployments="${1:-$STACK_DIR/wildfly}/deployments"
     # copied aside, then moved in at once: the deployment scanner must never see a half-written archive (it
     # deployed that, then "replaced" it moments later with the whole one, while clients were already calling)
-    cp "$WAR" "$STACK_DIR/lazarus.war.copying"
-    mv "$STACK_DIR/lazarus.war.copying" "$deployments/lazarus.war"
+    cp "$WAR" "$deployments/../lazarus.war.copying"
+    mv "$deployments/../lazarus.war.copying" "$deployments/lazarus.war"
     for _ in $(seq 1 480); do
         [ -f "$deployments/lazarus.war.deployed" ] && { log "Lazarus deployed"; return 0; }
         [ -f "$deployments/lazarus.war.failed" ] && { log "Deployment failed:"; cat "$deployments/lazarus.war.failed"; return 1; }
         sleep 0.25
     done
-    log "Lazarus was not deployed within 120 s, see $STACK_DIR/wildfly/log/server.log"; return 1
+    log "Lazarus was not deployed within 120 s, see $deployments/../log/server.log"; return 1
 }
 
 broker_kill() {
@@ -205,10 +246,11 @@ embedded_pg_up() {
 
 embedded_pg_start() {
     # XA (prepared transactions) is how a step's database work commits together with its JMS messages;
-    # TCP on 127.0.0.1 only, no Unix socket (its path could be too long in a deep checkout)
+    # TCP on 127.0.0.1 only, no Unix socket (its path could be too long in a deep checkout); connections for
+    # two nodes' pools (64 each at most)
     local data; data=$(pg_data)
     as_db_user "$(embedded_pg_home)/bin/pg_ctl" -D "$data" -l "$data/postgres.log" -w -t 60 \
-        -o "-p $(db_port) -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_prepared_transactions=128" start > /dev/null \
+        -o "-p $(db_port) -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_prepared_transactions=128 -c max_connections=200" start > /dev/null \
         || { log "PostgreSQL did not start, see $data/postgres.log"; tail -n 20 "$data/postgres.log"; return 1; }
     log "PostgreSQL (embedded) on 127.0.0.1:$(db_port), data in $data"
 }
@@ -271,11 +313,38 @@ submit_demo_runs() {
     start_run '{"url":"https://docs.example.org/index-outage.html","failures":{"index":{"mode":"until-requeued"}}}'
     start_run '{"url":"https://docs.example.org/corrupt.pdf","failures":{"parse":{"mode":"always"}}}'
     start_run '{"url":"https://docs.example.org/unsupported.doc","failures":{"index":{"mode":"permanent"}}}'
-    "$STACK_DIR/broker/bin/artemis" producer --silent --url "tcp://127.0.0.1:$BROKER_PORT" \
+    "$ARTEMIS_HOME/bin/artemis" producer --silent --url "tcp://127.0.0.1:$BROKER_PORT" \
         --user "$BROKER_USER" --password "$BROKER_PASSWORD" \
         --destination queue://lazarus.document-ingestion.fetch --message "this is not a step message" \
         --message-count 1 > /dev/null 2>&1 || log "could not drop the garbage demo message"
     log "Submitted $n demo runs and one garbage message; dead letters appear within a few seconds"
+}
+
+# The two-broker, two-node topology (see the usage above), fresh.
+cluster_up() {
+    wildfly_stop
+    fresh_stack_dir
+    db_up
+    local n other
+    for n in 1 2; do
+        other=$(( n == 1 ? 2 : 1 ))
+        broker_up "$STACK_DIR/broker-$n" "${CLUSTER_BROKER_PORTS[n-1]}" "${CLUSTER_CONSOLE_PORTS[n-1]}" \
+            --name "broker-$n" --clustered --cluster-user cluster --cluster-password "$CLUSTER_PASSWORD" \
+            --staticCluster "tcp://127.0.0.1:${CLUSTER_BROKER_PORTS[other-1]}" --message-load-balancing ON_DEMAND
+    done
+    for n in 1 2; do
+        wildfly_configure "$STACK_DIR/node-$n" cluster.cli
+    done
+    # one after the other: the first deployment migrates the schema and creates the timers
+    for n in 1 2; do
+        cluster_node_start "$n"
+        deploy_war "$STACK_DIR/node-$n"
+    done
+}
+
+cluster_node_start() { # n
+    PREPEND_JAVA_OPTS="${PREPEND_JAVA_OPTS:-} -Dlazarus.brokers=broker-1,broker-2 -Dlazarus.broker.1.port=${CLUSTER_BROKER_PORTS[0]} -Dlazarus.broker.2.port=${CLUSTER_BROKER_PORTS[1]}" \
+        wildfly_start "$STACK_DIR/node-$1" "${CLUSTER_BROKER_PORTS[$1-1]}" $(( 200 * ($1 - 1) )) "node-$1"
 }
 
 # A fresh stack with the WAR deployed: database, broker, configured WildFly (the demo's and the benchmark's).
@@ -345,12 +414,45 @@ INFO
     db-start)
         postgres_ctl start
         ;;
-    demo-down)
+    demo-down | cluster-down)
         wildfly_stop
         broker_down
         embedded_pg_stop
         log "Stopped"
         ;;
+    cluster-up)
+        cluster_up
+        submit_demo_runs
+        cat <<INFO
+
+  Lazarus runs on two nodes and two clustered brokers (local-only credentials, for this machine only):
+    Admin pages      http://127.0.0.1:8080/lazarus/  and  http://127.0.0.1:8280/lazarus/   operator / $OPERATOR_PASSWORD
+    Artemis consoles http://127.0.0.1:8161/console   and  http://127.0.0.1:8162/console    $BROKER_USER / $BROKER_PASSWORD
+    Logs             $STACK_DIR/node-1/log/server.log, $STACK_DIR/node-2/log/server.log
+  Stop it with:      bash wildfly-config/stack.sh cluster-down
+
+INFO
+        ;;
+    cluster-node-kill)
+        pid=$(cat "$STACK_DIR/node-${2:?node number}.pid")
+        kill -9 "$pid" 2>/dev/null || true
+        for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+        rm -f "$STACK_DIR/node-$2.pid"
+        log "Node $2 (pid $pid) killed with SIGKILL"
+        ;;
+    cluster-node-start)
+        cluster_node_start "${2:?node number}"
+        log "Node $2 started again with its state"
+        ;;
+    cluster-broker-stop)
+        "$STACK_DIR/broker-${2:?broker number}/bin/artemis-service" stop > /dev/null
+        log "Broker $2 stopped"
+        ;;
+    cluster-broker-start)
+        "$STACK_DIR/broker-${2:?broker number}/bin/artemis-service" start > /dev/null
+        wait_for_port "${CLUSTER_BROKER_PORTS[$2-1]}" "Artemis" 60
+        log "Broker $2 started again with its journal"
+        ;;
     *)
-        echo "usage: $0 it-up|it-down|demo-up|bench-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start" >&2; exit 2 ;;
+        echo "usage: $0 it-up|it-down|demo-up|bench-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start|cluster-up|cluster-down|cluster-node-kill N|cluster-node-start N|cluster-broker-stop N|cluster-broker-start N" >&2; exit 2 ;;
 esac

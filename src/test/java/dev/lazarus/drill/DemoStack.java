@@ -82,17 +82,22 @@ final class DemoStack {
         }
     }
 
-    /** Runs one command of the stack script against the demo stack. */
-    void stack(String command) throws IOException, InterruptedException {
+    /**
+     * Runs one command of the stack script (with its arguments) against the drill's stack: the demo stack, or
+     * the one in {@code -Ddrill.stack-dir} (target/cluster for the topology drill).
+     */
+    void stack(String... command) throws IOException, InterruptedException {
         Path servers = repo.resolve("target/servers");
-        ProcessBuilder script = new ProcessBuilder("bash", repo.resolve("wildfly-config/stack.sh").toString(), command).inheritIO();
+        List<String> words = new java.util.ArrayList<>(List.of("bash", repo.resolve("wildfly-config/stack.sh").toString()));
+        words.addAll(List.of(command));
+        ProcessBuilder script = new ProcessBuilder(words).inheritIO();
         script.environment().put("WILDFLY_HOME", unpacked(servers, "wildfly-").toString());
         script.environment().put("ARTEMIS_HOME", unpacked(servers, "apache-artemis-").toString());
-        script.environment().put("STACK_DIR", repo.resolve("target/demo").toString());
+        script.environment().put("STACK_DIR", repo.resolve(System.getProperty("drill.stack-dir", "target/demo")).toString());
         script.environment().put("BROKER_PORT", System.getProperty("drill.broker.port", "61616"));
         int exit = script.start().waitFor();
         if (exit != 0) {
-            throw new IllegalStateException("stack.sh " + command + " failed (" + exit + ")");
+            throw new IllegalStateException("stack.sh " + String.join(" ", command) + " failed (" + exit + ")");
         }
     }
 

@@ -44,6 +44,34 @@ enum Fault {
         void mend(DemoStack stack) throws IOException, InterruptedException {
             stack.stack("db-start");
         }
+    },
+
+    /**
+     * On the two-node topology ({@code stack.sh cluster-up}), taking turns: node 2 killed with {@code kill -9} and
+     * started again with its state; then broker 1 (node 1's, where the drill submits) stopped and started again
+     * with its journal. Node 1's API stays up throughout and refuses what it cannot start while its broker is away.
+     */
+    TOPOLOGY("topology", "on two nodes and two brokers, taking turns: node 2 killed with kill -9, broker 1 stopped;"
+            + " each started again after the outage", false, Duration.ofSeconds(20)) {
+        private int strikes;
+
+        @Override
+        void inject(DemoStack stack) throws IOException, InterruptedException {
+            if (strikes % 2 == 0) {
+                stack.stack("cluster-node-kill", "2");
+            } else {
+                stack.stack("cluster-broker-stop", "1");
+            }
+        }
+
+        @Override
+        void mend(DemoStack stack) throws IOException, InterruptedException {
+            if (strikes++ % 2 == 0) {
+                stack.stack("cluster-node-start", "2");
+            } else {
+                stack.stack("cluster-broker-start", "1");
+            }
+        }
     };
 
     /** The drill's name: its JSON is target/drill/{name}.json. */

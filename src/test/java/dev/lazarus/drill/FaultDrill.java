@@ -40,8 +40,15 @@ final class FaultDrill {
 
     private static final int CLIENTS = 8;
 
+    /** What a drill checks once its runs are accounted for (the topology drill's dead letters on both brokers). */
+    interface Afterwards {
+        /** @return what is wrong, empty if nothing */
+        List<String> check(DemoStack stack, Map<String, RunShape> runs) throws Exception;
+    }
+
     private final Fault fault;
     private final DemoStack stack = new DemoStack();
+    private Afterwards afterwards;
     private final Random random;
     private final long seed;
 
@@ -53,12 +60,18 @@ final class FaultDrill {
 
     /** Runs the drill with the given defaults (overridden by system properties) and exits with its verdict. */
     static void main(Fault fault, int defaultRuns, int defaultFaults) throws Exception {
+        main(fault, defaultRuns, defaultFaults, null);
+    }
+
+    static void main(Fault fault, int defaultRuns, int defaultFaults, Afterwards afterwards) throws Exception {
         int runs = Integer.getInteger("drill.runs", defaultRuns);
         int faults = Integer.getInteger("drill.faults", Integer.getInteger("drill.kills", defaultFaults));
         Duration outage = Duration.parse(System.getProperty("drill.outage", fault.defaultOutage.toString()));
         long seed = Long.getLong("drill.seed", System.nanoTime());
         Duration timeout = Duration.parse(System.getProperty("drill.timeout", "PT30M"));
-        System.exit(new FaultDrill(fault, seed).drill(runs, faults, outage, timeout));
+        FaultDrill drill = new FaultDrill(fault, seed);
+        drill.afterwards = afterwards;
+        System.exit(drill.drill(runs, faults, outage, timeout));
     }
 
     private int drill(int count, int faults, Duration outage, Duration timeout) throws Exception {
@@ -83,6 +96,11 @@ final class FaultDrill {
                 || phantoms != 0 || submissions.faultLog.size() < faults
                 || submissions.runs.size() < count;
         log(failed ? "FAILED: see the table" : "passed: nothing lost, doubled or falsely dead-lettered");
+        if (!failed && afterwards != null) {
+            List<String> problems = afterwards.check(stack, submissions.runs);
+            problems.forEach(problem -> log("FAILED: %s", problem));
+            failed = !problems.isEmpty();
+        }
         return failed ? 1 : 0;
     }
 

@@ -20,6 +20,8 @@ import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.sweep.boundary.StaleRunSweeper;
+import dev.lazarus.sweep.control.LastSweep;
 import dev.lazarus.sweep.control.LiveRuns;
 import dev.lazarus.sweep.control.StalenessRules.Health;
 import dev.lazarus.sweep.control.Sweeps;
@@ -202,6 +204,20 @@ class ResilienceIT {
         for (String timer : List.of("StaleRunSweeper / sweep", "RetentionTimer / purge", "RequeueJobRecovery / interruptSilentJobs")) {
             assertEquals(1, timers.stream().filter(t -> t.endsWith(timer)).count(), timer + " once among " + timers);
         }
+    }
+
+    @Test
+    void everyNodeSweepsItselfWhenTheInstallationsSweeperTimerHasStoppedFiring() {
+        StaleRunSweeper sweeper = CDI.current().select(StaleRunSweeper.class).get();
+        LastSweep lastSweep = CDI.current().select(LastSweep.class).get();
+        Instant now = Instant.now();
+        assertFalse(sweeper.sweepIfOverdue(now), "the timer's sweeps run: nothing to do");
+
+        // an hour from now, as if the timer had stopped firing (its node died in the middle of a firing): overdue
+        assertTrue(sweeper.sweepIfOverdue(now.plus(Duration.ofHours(1))), "overdue: this node sweeps");
+        Instant swept = lastSweep.finishedAt().orElseThrow();
+        assertTrue(!swept.isBefore(now), "the watchdog's sweep was recorded: " + swept);
+        assertEquals(List.of(LastSweep.NODE), fixtures.column("select node from last_sweep"), "by this node");
     }
 
     @Test

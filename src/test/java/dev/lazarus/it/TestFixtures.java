@@ -182,6 +182,21 @@ public class TestFixtures {
         }
     }
 
+    /** The first column of every row a query returns, as text. */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public List<String> column(String sql) {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+             var result = statement.executeQuery(sql)) {
+            List<String> values = new java.util.ArrayList<>();
+            while (result.next()) {
+                values.add(result.getString(1));
+            }
+            return values;
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Runs DDL outside any transaction, as an administrator would. */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public void execute(String sql) {

@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepMessage;
+import dev.lazarus.platform.control.Brokers;
 import dev.lazarus.platform.control.Destinations;
 import dev.lazarus.platform.control.MessageProperties;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -59,6 +60,9 @@ public class DeadLetterQueues {
     @Inject
     Destinations destinations;
 
+    @Inject
+    Brokers brokers;
+
     /** The mark Lazarus put on a message it parked, if it has one: what a console Retry brings back. */
     public record ParkedMark(long deadLetterId, String token) {
 
@@ -74,9 +78,19 @@ public class DeadLetterQueues {
         }
     }
 
-    /** Copies {@code message} (body and properties) into {@code DLQ.<queue>}, marked with its dead letter. */
+    /** Copies {@code message} (body and properties) into {@code DLQ.<queue>} on this node's broker, marked with its dead letter. */
     public void park(Message message, String queue, DeadLetter deadLetter) {
-        send(message, queue, deadLetter);
+        send(jms, message, queue, deadLetter);
+    }
+
+    /**
+     * The same, on the given broker: a message the reconciler found in a dead-letter queue is parked again where
+     * it was, so each broker's console keeps showing the dead letters that died there.
+     */
+    public void park(Brokers.Broker broker, Message message, String queue, DeadLetter deadLetter) {
+        try (JMSContext context = broker.open()) {
+            send(context, message, queue, deadLetter);
+        }
     }
 
     /**
@@ -84,14 +98,14 @@ public class DeadLetterQueues {
      * whose attempts are used up while its diagnostics cannot be written. The reconciler records it later.
      */
     public void parkUnexplained(Message message, String queue) {
-        send(message, queue, null);
+        send(jms, message, queue, null);
     }
 
-    private void send(Message message, String queue, DeadLetter deadLetter) {
+    private void send(JMSContext context, Message message, String queue, DeadLetter deadLetter) {
         try {
             // an old mark is replaced below
             Map<String, Object> properties = MessageProperties.of(message, Set.of(DEAD_LETTER_ID, PARKED_TOKEN));
-            Message copy = copyOf(message);
+            Message copy = copyOf(context, message);
             MessageProperties.copyTo(copy, properties);
             copy.setStringProperty(ORIGINAL_ADDRESS, queue);
             copy.setStringProperty(ORIGINAL_QUEUE, queue);
@@ -104,9 +118,9 @@ public class DeadLetterQueues {
                     copy.setStringProperty(StepMessage.RUN_ID, deadLetter.runId().toString());
                 }
             }
-            jms.createProducer()
+            context.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
-                    .send(destinations.queue(jms, StepDefinition.DEAD_LETTER_QUEUE_PREFIX + queue), copy);
+                    .send(destinations.queue(context, StepDefinition.DEAD_LETTER_QUEUE_PREFIX + queue), copy);
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not park a message from " + queue + " in its dead-letter queue: "
                     + e.getMessage(), e.getErrorCode(), e);
@@ -137,27 +151,49 @@ public class DeadLetterQueues {
         String selector = StepMessage.RUN_ID + " IN (" + quoted(runIds) + ") AND ("
                 + (unmarkedOfDispatch.isEmpty() ? "FALSE" : "(" + PARKED_TOKEN + " IS NULL AND (" + unmarkedOfDispatch + "))")
                 + (tokens.isEmpty() ? "" : " OR " + PARKED_TOKEN + " IN (" + quoted(tokens) + ")") + ")";
-        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue), selector)) {
-            long timeout = TAKE_TIMEOUT_MILLIS;
-            Message message;
-            while ((message = consumer.receive(timeout)) != null) {
-                taken.add(UUID.fromString(message.getStringProperty(StepMessage.RUN_ID)));
-                timeout = taken.containsAll(runIds) ? 10 : 100; // the rest, if any, are already on their way
+        for (Brokers.Broker broker : brokers.all()) {
+            if (taken.containsAll(runIds)) {
+                break;
             }
-        } catch (JMSException e) {
-            throw new JMSRuntimeException("could not take messages from " + deadLetterQueue + ": " + e.getMessage(),
-                    e.getErrorCode(), e);
+            // in a cluster, a broker that holds none of them is not waited on
+            if (brokers.clustered() && count(broker, deadLetterQueue, selector) == 0) {
+                continue;
+            }
+            try (JMSContext context = broker.open();
+                 JMSConsumer consumer = context.createConsumer(destinations.queue(context, deadLetterQueue), selector)) {
+                long timeout = TAKE_TIMEOUT_MILLIS;
+                Message message;
+                while ((message = consumer.receive(timeout)) != null) {
+                    taken.add(UUID.fromString(message.getStringProperty(StepMessage.RUN_ID)));
+                    timeout = taken.containsAll(runIds) ? 10 : 100; // the rest, if any, are already on their way
+                }
+            } catch (JMSException e) {
+                throw new JMSRuntimeException("could not take messages from " + deadLetterQueue + " on broker " + broker + ": "
+                        + e.getMessage(), e.getErrorCode(), e);
+            }
         }
         return taken;
     }
 
-    /** Removes one message, by its JMS message id, within the caller's transaction; false if it is gone. */
-    public boolean takeMessage(String deadLetterQueue, String messageId) {
+    /** How many messages of {@code deadLetterQueue} on {@code broker} match {@code selector} (browsed, left in place). */
+    private int count(Brokers.Broker broker, String deadLetterQueue, String selector) {
+        try (JMSContext context = broker.open();
+             QueueBrowser browser = context.createBrowser(destinations.queue(context, deadLetterQueue), selector)) {
+            return Collections.list(browser.getEnumeration()).size();
+        } catch (JMSException e) {
+            throw new JMSRuntimeException("could not browse " + deadLetterQueue + " on broker " + broker + ": " + e.getMessage(),
+                    e.getErrorCode(), e);
+        }
+    }
+
+    /** Removes one message, by its JMS message id, from {@code broker} within the caller's transaction; false if it is gone. */
+    public boolean takeMessage(Brokers.Broker broker, String deadLetterQueue, String messageId) {
         if (messageId == null || !messageId.matches("[A-Za-z0-9:._-]{1,200}")) {
             return false; // nothing a selector could name safely
         }
-        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue),
-                "JMSMessageID = '" + messageId + "' AND " + PARKED_TOKEN + " IS NULL")) {
+        try (JMSContext context = broker.open();
+             JMSConsumer consumer = context.createConsumer(destinations.queue(context, deadLetterQueue),
+                     "JMSMessageID = '" + messageId + "' AND " + PARKED_TOKEN + " IS NULL")) {
             return consumer.receive(TAKE_TIMEOUT_MILLIS) != null;
         }
     }
@@ -174,11 +210,18 @@ public class DeadLetterQueues {
             return 0;
         }
         int removed = 0;
-        try (JMSConsumer consumer = jms.createConsumer(destinations.queue(jms, deadLetterQueue), PARKED_TOKEN + " IN (" + quoted(tokens) + ")")) {
-            long timeout = TAKE_TIMEOUT_MILLIS / 4; // most purged dead letters (the requeued ones) have no message left
-            while (consumer.receive(timeout) != null) {
-                removed++;
-                timeout = removed >= tokens.size() ? 10 : 100;
+        for (Brokers.Broker broker : brokers.all()) {
+            if (removed >= tokens.size()) {
+                break;
+            }
+            try (JMSContext context = broker.open();
+                 JMSConsumer consumer = context.createConsumer(destinations.queue(context, deadLetterQueue),
+                         PARKED_TOKEN + " IN (" + quoted(tokens) + ")")) {
+                long timeout = TAKE_TIMEOUT_MILLIS / 4; // most purged dead letters (the requeued ones) have no message left
+                while (consumer.receive(timeout) != null) {
+                    removed++;
+                    timeout = removed >= tokens.size() ? 10 : 100;
+                }
             }
         }
         return removed;
@@ -192,16 +235,20 @@ public class DeadLetterQueues {
         if (byToken.isEmpty()) {
             return present;
         }
-        try (QueueBrowser browser = jms.createBrowser(destinations.queue(jms, deadLetterQueue),
-                PARKED_TOKEN + " IN (" + quoted(byToken.keySet()) + ")")) {
-            for (Object message : Collections.list(browser.getEnumeration())) {
-                Long id = byToken.get(((Message) message).getStringProperty(PARKED_TOKEN));
-                if (id != null) {
-                    present.add(id);
+        for (Brokers.Broker broker : brokers.all()) {
+            try (JMSContext context = broker.open();
+                 QueueBrowser browser = context.createBrowser(destinations.queue(context, deadLetterQueue),
+                         PARKED_TOKEN + " IN (" + quoted(byToken.keySet()) + ")")) {
+                for (Object message : Collections.list(browser.getEnumeration())) {
+                    Long id = byToken.get(((Message) message).getStringProperty(PARKED_TOKEN));
+                    if (id != null) {
+                        present.add(id);
+                    }
                 }
+            } catch (JMSException e) {
+                throw new JMSRuntimeException("could not browse " + deadLetterQueue + " on broker " + broker + ": " + e.getMessage(),
+                        e.getErrorCode(), e);
             }
-        } catch (JMSException e) {
-            throw new JMSRuntimeException("could not browse " + deadLetterQueue + ": " + e.getMessage(), e.getErrorCode(), e);
         }
         return present;
     }
@@ -215,15 +262,15 @@ public class DeadLetterQueues {
         return ids.stream().map(id -> "'" + id + "'").collect(Collectors.joining(","));
     }
 
-    private Message copyOf(Message message) throws JMSException {
+    private static Message copyOf(JMSContext context, Message message) throws JMSException {
         if (message instanceof TextMessage text) {
-            return jms.createTextMessage(text.getText());
+            return context.createTextMessage(text.getText());
         }
         if (message instanceof BytesMessage bytes) {
             byte[] body = new byte[(int) bytes.getBodyLength()];
             bytes.reset();
             bytes.readBytes(body);
-            BytesMessage copy = jms.createBytesMessage();
+            BytesMessage copy = context.createBytesMessage();
             copy.writeBytes(body);
             return copy;
         }

@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.pipeline.control.PipelineDefinition;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
+import dev.lazarus.platform.control.Brokers;
 import dev.lazarus.platform.control.Failures;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Stateless;
@@ -51,7 +52,7 @@ public class DeadLetterReconciler {
     private static final int PAGE = 200;
 
     @Inject
-    JMSContext jms;
+    Brokers brokers;
 
     @Inject
     Pipelines pipelines;
@@ -83,26 +84,37 @@ public class DeadLetterReconciler {
         Result total = Result.NONE;
         for (PipelineDefinition pipeline : pipelines.all()) {
             for (StepDefinition step : pipeline.steps()) {
+                // each broker of a cluster keeps the messages that died on it
+                for (Brokers.Broker broker : brokers.all()) {
+                    try {
+                        total = total.plus(settleUnexplained(broker, step));
+                    } catch (JMSRuntimeException | EJBException e) {
+                        LOG.log(Level.WARNING, "Could not reconcile {0} on broker {1}: {2}",
+                                new Object[] {step.deadLetterQueue(), broker, e.getMessage()});
+                    }
+                }
                 try {
-                    total = total.plus(reconcile(step));
+                    Instant now = clock.instant();
+                    total = total.plus(new Result(0, parkedMessages.check(step.deadLetterQueue(), now.minus(missingAfter), now,
+                            checkPerQueue), 0));
                 } catch (JMSRuntimeException | EJBException e) {
-                    LOG.log(Level.WARNING, "Could not reconcile {0}: {1}", new Object[] {step.deadLetterQueue(), e.getMessage()});
+                    LOG.log(Level.WARNING, "Could not check the parked messages of {0}: {1}", new Object[] {step.deadLetterQueue(), e.getMessage()});
                 }
             }
         }
         return total;
     }
 
-    private Result reconcile(StepDefinition step) {
-        Instant now = clock.instant();
+    private Result settleUnexplained(Brokers.Broker broker, StepDefinition step) {
         int recorded = 0;
         int failed = 0;
-        try (QueueBrowser browser = jms.createBrowser(jms.createQueue(step.deadLetterQueue()), DeadLetterQueues.unmarked())) {
+        try (JMSContext jms = broker.open();
+             QueueBrowser browser = jms.createBrowser(jms.createQueue(step.deadLetterQueue()), DeadLetterQueues.unmarked())) {
             Enumeration<?> messages = browser.getEnumeration();
             int read = 0;
             List<DlqMessage> page = new ArrayList<>(PAGE);
             while (messages.hasMoreElements() && read < maxMessagesPerQueue) {
-                page.add(DlqMessage.of((Message) messages.nextElement()));
+                page.add(DlqMessage.of((Message) messages.nextElement(), broker));
                 read++;
                 if (page.size() == PAGE || !messages.hasMoreElements() || read == maxMessagesPerQueue) {
                     int[] settled = settle(step, page);
@@ -112,10 +124,9 @@ public class DeadLetterReconciler {
                 }
             }
         } catch (JMSException e) {
-            throw new JMSRuntimeException("could not browse " + step.deadLetterQueue() + ": " + e.getMessage());
+            throw new JMSRuntimeException("could not browse " + step.deadLetterQueue() + " on broker " + broker + ": " + e.getMessage());
         }
-        int flagged = parkedMessages.check(step.deadLetterQueue(), now.minus(missingAfter), now, checkPerQueue);
-        return new Result(recorded, flagged, failed);
+        return new Result(recorded, 0, failed);
     }
 
     /** Settles a page of browsed messages, each in its own transaction; returns {recorded, failed}. */

@@ -362,8 +362,8 @@ public class DeadLetterService {
         DeadLetter deadLetter = known.orElseGet(() -> record(reportFor(step, message)));
         em.flush(); // the id must exist before the message is marked with it
         // parked again, marked: the same message with the dead letter's token, so no later pass reads it again
-        if (deadLetterQueues.takeMessage(step.deadLetterQueue(), message.messageId())) {
-            deadLetterQueues.park(message.message(), step.queue(), deadLetter);
+        if (deadLetterQueues.takeMessage(message.broker(), step.deadLetterQueue(), message.messageId())) {
+            deadLetterQueues.park(message.broker(), message.message(), step.queue(), deadLetter);
         } else if (recordedNow) {
             // gone meanwhile (another node settled it, an operator purged it) or not addressable: record nothing, so
             // a message is never explained twice; a message that stays is looked at again by the next pass

@@ -1,6 +1,7 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.pipeline.control.StepMessage;
+import dev.lazarus.platform.control.Brokers;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
@@ -13,12 +14,13 @@ import java.util.UUID;
  * @param deadLetterId set on messages Lazarus parked itself
  * @param runId        from the message properties, else from the body if it is a step message
  * @param message      the browsed message itself, to park again once it is explained
+ * @param broker       the broker it was found on, where it is taken from and parked again
  */
 public record DlqMessage(String messageId, Long deadLetterId, UUID runId, String step, Long generation, String body,
-                         String problem, Message message) {
+                         String problem, Message message, Brokers.Broker broker) {
 
     /** What the message says; one whose properties have the wrong types is read as malformed, never an error. */
-    public static DlqMessage of(Message message) throws JMSException {
+    public static DlqMessage of(Message message, Brokers.Broker broker) throws JMSException {
         String messageId = message.getJMSMessageID();
         String body = null;
         try {
@@ -39,13 +41,14 @@ public record DlqMessage(String messageId, Long deadLetterId, UUID runId, String
                     step = parsed.step();
                     generation = parsed.generation();
                 } catch (StepMessage.MalformedStepMessage e) {
-                    return new DlqMessage(messageId, deadLetterId, null, null, null, body, e.getMessage(), message);
+                    return new DlqMessage(messageId, deadLetterId, null, null, null, body, e.getMessage(), message, broker);
                 }
             }
-            return new DlqMessage(messageId, deadLetterId, runId, step, generation, body, null, message);
+            return new DlqMessage(messageId, deadLetterId, runId, step, generation, body, null, message, broker);
         } catch (JMSException | RuntimeException e) {
             return new DlqMessage(messageId, null, null, null, null, body,
-                    "its Lazarus properties cannot be read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", message);
+                    "its Lazarus properties cannot be read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", message,
+                    broker);
         }
     }
 }

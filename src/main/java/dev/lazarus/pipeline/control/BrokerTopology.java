@@ -3,6 +3,7 @@ package dev.lazarus.pipeline.control;
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
 import dev.lazarus.platform.control.BrokerManagement;
+import dev.lazarus.platform.control.Brokers;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.DependsOn;
@@ -38,7 +39,10 @@ public class BrokerTopology {
     Pipelines pipelines;
 
     @Inject
-    BrokerManagement broker;
+    BrokerManagement management;
+
+    @Inject
+    Brokers brokers;
 
     @Resource
     TimerService timers;
@@ -66,8 +70,11 @@ public class BrokerTopology {
 
     private void tryApply() {
         try {
-            for (PipelineDefinition pipeline : pipelines.all()) {
-                pipeline.steps().forEach(this::apply);
+            // every broker of a cluster: each keeps its own queues, dead-letter queues and address settings
+            for (Brokers.Broker broker : brokers.all()) {
+                for (PipelineDefinition pipeline : pipelines.all()) {
+                    pipeline.steps().forEach(step -> apply(broker, step));
+                }
             }
             applied = true;
         } catch (RuntimeException e) {
@@ -77,11 +84,11 @@ public class BrokerTopology {
         }
     }
 
-    private void apply(StepDefinition step) {
+    private void apply(Brokers.Broker broker, StepDefinition step) {
         RetryPolicy policy = step.retryPolicy();
-        createQueue(step.queue());
-        createQueue(step.deadLetterQueue());
-        addressSettings(step.queue(), JSON.createObjectBuilder()
+        createQueue(broker, step.queue());
+        createQueue(broker, step.deadLetterQueue());
+        addressSettings(broker, step.queue(), JSON.createObjectBuilder()
                 .add("deadLetterAddress", step.deadLetterQueue())
                 .add("maxDeliveryAttempts", policy.brokerDeliveryLimit(spareDeliveries))
                 .add("redeliveryDelay", policy.redeliveryDelay().toMillis())
@@ -89,18 +96,18 @@ public class BrokerTopology {
                 .add("maxRedeliveryDelay", policy.maxDelay().toMillis())
                 .build().toString());
         // A dead letter stays where it is until an operator acts: rolled-back requeues never move it further.
-        addressSettings(step.deadLetterQueue(), JSON.createObjectBuilder()
+        addressSettings(broker, step.deadLetterQueue(), JSON.createObjectBuilder()
                 .add("maxDeliveryAttempts", -1)
                 .build().toString());
-        LOG.log(Level.INFO, "Queue {0} ({1}/{2}): {3} attempts, backoff {4} x{5} up to {6}, dead letters to {7}"
+        LOG.log(Level.INFO, "Queue {0} on broker {9} ({1}/{2}): {3} attempts, backoff {4} x{5} up to {6}, dead letters to {7}"
                         + " (the broker itself gives up after {8} deliveries)",
                 new Object[] {step.queue(), step.pipeline(), step.name(), policy.maxDeliveryAttempts(),
                         policy.redeliveryDelay(), policy.multiplier(), policy.maxDelay(), step.deadLetterQueue(),
-                        policy.brokerDeliveryLimit(spareDeliveries)});
+                        policy.brokerDeliveryLimit(spareDeliveries), broker});
     }
 
-    private void createQueue(String name) {
-        broker.invoke(BrokerManagement.BROKER, "createQueue", JSON.createObjectBuilder()
+    private void createQueue(Brokers.Broker broker, String name) {
+        management.invoke(broker, BrokerManagement.BROKER, "createQueue", JSON.createObjectBuilder()
                 .add("name", name)
                 .add("address", name)
                 .add("routing-type", "ANYCAST")
@@ -108,7 +115,7 @@ public class BrokerTopology {
                 .build().toString(), true);
     }
 
-    private void addressSettings(String address, String settings) {
-        broker.invoke(BrokerManagement.BROKER, "addAddressSettings", address, settings);
+    private void addressSettings(Brokers.Broker broker, String address, String settings) {
+        management.invoke(broker, BrokerManagement.BROKER, "addAddressSettings", address, settings);
     }
 }

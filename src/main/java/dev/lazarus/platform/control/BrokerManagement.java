@@ -2,13 +2,11 @@ package dev.lazarus.platform.control;
 
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
-import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.Connection;
-import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -20,8 +18,8 @@ import java.time.Duration;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Invokes operations of the Artemis broker's management API by JMS management messages, over the same
- * connection factory the application uses (the broker user needs the {@code manage} permission).
+ * Invokes operations of an Artemis broker's management API by JMS management messages, over the connection
+ * factory the application uses for that broker (the broker user needs the {@code manage} permission).
  *
  * <p>Never inside a transaction: the request would only be sent at commit, after the wait for its reply.
  */
@@ -37,9 +35,6 @@ public class BrokerManagement {
     /** The broker itself, as a management resource. */
     public static final String BROKER = "broker";
 
-    @Resource(lookup = "java:/jms/lazarus/ConnectionFactory")
-    ConnectionFactory connectionFactory;
-
     @Inject
     @ConfigProperty(name = "lazarus.broker.management-timeout", defaultValue = "PT10S")
     Duration timeout;
@@ -48,7 +43,7 @@ public class BrokerManagement {
      * @param arguments strings, numbers, booleans or null, in the operation's parameter order
      * @return the operation's result as the broker encodes it (a JSON array), or empty if it has none
      */
-    public String invoke(String resource, String operation, Object... arguments) {
+    public String invoke(Brokers.Broker broker, String resource, String operation, Object... arguments) {
         JsonArrayBuilder parameters = JSON.createArrayBuilder();
         for (Object argument : arguments) {
             if (argument == null) {
@@ -63,7 +58,7 @@ public class BrokerManagement {
                 parameters.add(argument.toString());
             }
         }
-        try (Connection connection = connectionFactory.createConnection();
+        try (Connection connection = broker.connectionFactory().createConnection();
              Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
             TemporaryQueue replies = session.createTemporaryQueue();
             MessageConsumer consumer = session.createConsumer(replies);
@@ -75,15 +70,15 @@ public class BrokerManagement {
             session.createProducer(session.createQueue(MANAGEMENT_ADDRESS)).send(request);
             Message reply = consumer.receive(timeout.toMillis());
             if (reply == null) {
-                throw new BrokerManagementException(operation + " on " + resource + ": no reply from the broker within " + timeout);
+                throw new BrokerManagementException(operation + " on " + resource + ": no reply from broker " + broker + " within " + timeout);
             }
             String result = bodyOf(reply);
             if (!reply.getBooleanProperty(OPERATION_SUCCEEDED)) {
-                throw new BrokerManagementException(operation + " on " + resource + " failed: " + result);
+                throw new BrokerManagementException(operation + " on " + resource + " failed on broker " + broker + ": " + result);
             }
             return result;
         } catch (JMSException e) {
-            throw new BrokerManagementException(operation + " on " + resource + ": " + e.getMessage(), e);
+            throw new BrokerManagementException(operation + " on " + resource + " (broker " + broker + "): " + e.getMessage(), e);
         }
     }
 

@@ -42,6 +42,9 @@ public class Sweeps {
     DeadLetterReconciler reconciler;
 
     @Inject
+    LastSweep lastSweep;
+
+    @Inject
     Clock clock;
 
     @Inject
@@ -63,6 +66,11 @@ public class Sweeps {
         }
         DeadLetterReconciler.Result reconciled = reconciler.reconcile();
         SweepReport report = new SweepReport(now, Duration.between(now, clock.instant()), candidates, deadLettered, reconciled);
+        try {
+            lastSweep.record(report);
+        } catch (EJBException e) {
+            LOG.log(Level.WARNING, "Could not record when this sweep finished: {0}", Failures.rootMessage(e));
+        }
         if (report.changedAnything()) {
             LOG.log(Level.INFO, "Sweep: {0}", report);
         }

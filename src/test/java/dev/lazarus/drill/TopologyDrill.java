@@ -1,0 +1,121 @@
+package dev.lazarus.drill;
+
+import static dev.lazarus.drill.DemoStack.log;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The topology drill: the fault drill's load and accounting on two WildFly nodes and two clustered brokers
+ * ({@code mvn -Pcluster package}), with node 2 killed with {@code kill -9} and broker 1 stopped while runs are in
+ * flight (see {@link Fault#TOPOLOGY}). Then the dead letters on both brokers: each broker must hold some of the
+ * dead-lettered runs' messages (a message dies on the broker where its last delivery failed), and a bulk
+ * requeue started on node 1 must take every one of them out of whichever broker holds it ({@code redispatched}
+ * 0: none had to be sent again from the database because its message was not found), leaving both DLQs empty
+ * of them; the requeued runs then fail again as their shape says, each with one dead letter.
+ *
+ * <pre>
+ * mvn -Pcluster package
+ * mvn -Pdrill-topology test-compile exec:java      # 600 runs, 2 faults (-Ddrill.runs, -Ddrill.faults, -Ddrill.outage)
+ * </pre>
+ */
+public final class TopologyDrill {
+
+    private static final String REASON = "RETRIES_EXHAUSTED";
+    private static final List<String> CONSOLES = List.of("http://127.0.0.1:8161", "http://127.0.0.1:8162");
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private TopologyDrill() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (System.getProperty("drill.stack-dir") == null) {
+            System.setProperty("drill.stack-dir", "target/cluster");
+        }
+        FaultDrill.main(Fault.TOPOLOGY, 600, 2, TopologyDrill::deadLettersOnBothBrokers);
+    }
+
+    private static List<String> deadLettersOnBothBrokers(DemoStack stack, Map<String, RunShape> runs) throws Exception {
+        List<String> problems = new ArrayList<>();
+        List<Integer> before = new ArrayList<>();
+        for (String console : CONSOLES) {
+            before.add(dlqDepth(console));
+        }
+        log("messages in the dead-letter queues: broker 1 %d, broker 2 %d", before.get(0), before.get(1));
+        if (before.get(0) == 0 || before.get(1) == 0) {
+            problems.add("each broker should hold dead-lettered messages, found " + before);
+        }
+        int matching = stack.viewer.get("api/requeue-jobs/dry-run?reason=" + REASON).ok().json().getInt("matching");
+        var started = stack.operator.post("api/requeue-jobs", "{\"filter\":{\"reason\":\"" + REASON + "\"},\"ratePerSecond\":0}");
+        if (started.status() != 202) {
+            problems.add("the bulk requeue was not started: " + started.status() + " " + started.body());
+            return problems;
+        }
+        String job = URI.create(started.location()).getPath().replaceFirst(".*/api/", "api/");
+        JsonObject finished = awaitJob(stack, job);
+        log("bulk requeue of %s on node 1: %s", REASON, finished);
+        if (!"COMPLETED".equals(finished.getString("state")) || finished.getInt("requeued") != matching) {
+            problems.add("the bulk requeue should requeue all " + matching + " " + REASON + " dead letters: " + finished);
+        }
+        if (finished.getInt("redispatched") != 0) {
+            problems.add(finished.getInt("redispatched") + " of them were sent again from the database: their messages were"
+                    + " not found on the broker that held them");
+        }
+        // the requeued runs fail again (their shape), and their new dead letters are parked again: wait, then account
+        stack.awaitQuiet(Instant.now().plus(Duration.ofMinutes(10)));
+        RunAccounting.Result again = RunAccounting.check(stack.viewer, runs);
+        RunAccounting.printEnds(again);
+        if (again.lost() > 0 || again.falseDeadLetters() > 0 || again.wrongEnds() > 0) {
+            problems.add("after the requeue: " + again.lost() + " lost, " + again.falseDeadLetters() + " false dead letters, "
+                    + again.wrongEnds() + " wrong ends " + again.examples());
+        }
+        return problems;
+    }
+
+    private static JsonObject awaitJob(DemoStack stack, String job) throws InterruptedException {
+        Instant deadline = Instant.now().plus(Duration.ofMinutes(5));
+        while (Instant.now().isBefore(deadline)) {
+            JsonObject state = stack.viewer.get(job).ok().json();
+            if (!"RUNNING".equals(state.getString("state"))) {
+                return state;
+            }
+            Thread.sleep(500);
+        }
+        throw new IllegalStateException(job + " still running after 5 minutes");
+    }
+
+    /** Messages in all of a broker's DLQ.* queues, read through its console's Jolokia. */
+    static int dlqDepth(String console) throws Exception {
+        Map<String, Integer> depths = new TreeMap<>();
+        String request = Json.createObjectBuilder().add("type", "read")
+                .add("mbean", "org.apache.activemq.artemis:broker=*,component=addresses,address=*,subcomponent=queues,routing-type=*,queue=*")
+                .add("attribute", "MessageCount").build().toString();
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(console + "/console/jolokia/"))
+                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("admin:admin".getBytes(StandardCharsets.UTF_8)))
+                .header("Origin", console).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(request)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        JsonObject value = Json.createReader(new StringReader(response.body())).readObject().getJsonObject("value");
+        value.forEach((mbean, attributes) -> {
+            String queue = mbean.replaceFirst(".*queue=\"([^\"]*)\".*", "$1");
+            if (queue.startsWith("DLQ.")) {
+                depths.put(queue, attributes.asJsonObject().getJsonNumber("MessageCount").intValue());
+            }
+        });
+        log("%s: %s", console, depths);
+        return depths.values().stream().mapToInt(Integer::intValue).sum();
+    }
+}
