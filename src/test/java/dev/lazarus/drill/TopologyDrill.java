@@ -2,6 +2,7 @@ package dev.lazarus.drill;
 
 import static dev.lazarus.drill.DemoStack.log;
 
+import dev.lazarus.it.Api;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
@@ -21,7 +22,8 @@ import java.util.TreeMap;
 /**
  * The topology drill: the fault drill's load and accounting on two WildFly nodes and two clustered brokers
  * ({@code mvn -Pcluster package}), with node 2 killed with {@code kill -9} and broker 1 stopped while runs are in
- * flight (see {@link Fault#TOPOLOGY}). Then the dead letters on both brokers: each broker must hold some of the
+ * flight (see {@link Fault#TOPOLOGY}). Then the dead letters on both brokers (with {@value #NODE_TWO_POISON} more
+ * poison runs submitted to node 2, so that both nodes send step messages): each broker must hold some of the
  * dead-lettered runs' messages (a message dies on the broker where its last delivery failed), and a bulk
  * requeue started on node 1 must take every one of them out of whichever broker holds it ({@code redispatched}
  * 0: none had to be sent again from the database because its message was not found), leaving both DLQs empty
@@ -35,6 +37,8 @@ import java.util.TreeMap;
 public final class TopologyDrill {
 
     private static final String REASON = "RETRIES_EXHAUSTED";
+    private static final int NODE_TWO_POISON = 40;
+    private static final String PARSE = "lazarus.document-ingestion.parse";
     private static final List<String> CONSOLES = List.of("http://127.0.0.1:8161", "http://127.0.0.1:8162");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -48,17 +52,29 @@ public final class TopologyDrill {
         FaultDrill.main(Fault.TOPOLOGY, 600, 2, TopologyDrill::deadLettersOnBothBrokers);
     }
 
-    private static List<String> deadLettersOnBothBrokers(DemoStack stack, Map<String, RunShape> runs) throws Exception {
+    private static List<String> deadLettersOnBothBrokers(DemoStack stack, Map<String, RunShape> drillRuns) throws Exception {
         List<String> problems = new ArrayList<>();
-        List<Integer> before = new ArrayList<>();
-        for (String console : CONSOLES) {
-            before.add(dlqDepth(console));
+        // poison runs submitted to node 2 too: their messages die on either broker, wherever their parse step ran
+        Map<String, RunShape> runs = new java.util.HashMap<>(drillRuns);
+        Api nodeTwo = new Api(URI.create("http://127.0.0.1:8280/lazarus/").toURL(), "operator", "operator-pw");
+        for (int i = 0; i < NODE_TWO_POISON; i++) {
+            runs.put(nodeTwo.startRun(RunShape.POISON.payload), RunShape.POISON);
         }
-        log("messages in the dead-letter queues: broker 1 %d, broker 2 %d", before.get(0), before.get(1));
+        stack.awaitQuiet(Instant.now().plus(Duration.ofMinutes(5)));
+        // a run is dead-lettered at its last failed attempt; its message is parked at the broker's next redelivery,
+        // after the step's backoff: wait until every one is in a DLQ, or a requeue would find some still on their way
+        int matching = stack.viewer.get("api/requeue-jobs/dry-run?reason=" + REASON).ok().json().getInt("matching");
+        List<Integer> before = parseDlqDepths();
+        Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+        while (before.get(0) + before.get(1) < matching && Instant.now().isBefore(deadline)) {
+            Thread.sleep(1_000);
+            before = parseDlqDepths();
+        }
+        log("%d open %s dead letters; their messages in DLQ.%s: broker 1 %d, broker 2 %d", matching, REASON, PARSE,
+                before.get(0), before.get(1));
         if (before.get(0) == 0 || before.get(1) == 0) {
             problems.add("each broker should hold dead-lettered messages, found " + before);
         }
-        int matching = stack.viewer.get("api/requeue-jobs/dry-run?reason=" + REASON).ok().json().getInt("matching");
         var started = stack.operator.post("api/requeue-jobs", "{\"filter\":{\"reason\":\"" + REASON + "\"},\"ratePerSecond\":0}");
         if (started.status() != 202) {
             problems.add("the bulk requeue was not started: " + started.status() + " " + started.body());
@@ -97,8 +113,17 @@ public final class TopologyDrill {
         throw new IllegalStateException(job + " still running after 5 minutes");
     }
 
-    /** Messages in all of a broker's DLQ.* queues, read through its console's Jolokia. */
-    static int dlqDepth(String console) throws Exception {
+    /** Messages in each broker's DLQ of the parse step (where the poison runs fail). */
+    private static List<Integer> parseDlqDepths() throws Exception {
+        List<Integer> depths = new ArrayList<>();
+        for (String console : CONSOLES) {
+            depths.add(dlqDepths(console).getOrDefault("DLQ." + PARSE, 0));
+        }
+        return depths;
+    }
+
+    /** Messages in each of a broker's DLQ.* queues, read through its console's Jolokia. */
+    static Map<String, Integer> dlqDepths(String console) throws Exception {
         Map<String, Integer> depths = new TreeMap<>();
         String request = Json.createObjectBuilder().add("type", "read")
                 .add("mbean", "org.apache.activemq.artemis:broker=*,component=addresses,address=*,subcomponent=queues,routing-type=*,queue=*")
@@ -115,7 +140,6 @@ public final class TopologyDrill {
                 depths.put(queue, attributes.asJsonObject().getJsonNumber("MessageCount").intValue());
             }
         });
-        log("%s: %s", console, depths);
-        return depths.values().stream().mapToInt(Integer::intValue).sum();
+        return depths;
     }
 }
