@@ -19,7 +19,8 @@
 #                                  PostgreSQL, two clustered Artemis brokers (static cluster, ON_DEMAND load
 #                                  balancing, redistribution) with consoles on 8161 and 8162, and two WildFly
 #                                  nodes, node 1 on broker 1 (8080) and node 2 on broker 2 (8280), demo runs
-#   stack.sh cluster-node-kill N | cluster-node-start N       kill -9 node N / start it again with its state
+#   stack.sh cluster-node-kill N | cluster-node-stop N | cluster-node-start N   kill -9 node N / stop it /
+#                                  start it again with its state
 #   stack.sh cluster-broker-stop N | cluster-broker-start N   stop broker N / start it again with its journal
 #
 # Environment (set by the pom): WILDFLY_HOME, ARTEMIS_HOME, STACK_DIR, BROKER_PORT, CONSOLE_PORT,
@@ -440,6 +441,10 @@ INFO
         rm -f "$STACK_DIR/node-$2.pid"
         log "Node $2 (pid $pid) killed with SIGKILL"
         ;;
+    cluster-node-stop)
+        stop_pid_file "$STACK_DIR/node-${2:?node number}.pid"
+        log "Node $2 stopped"
+        ;;
     cluster-node-start)
         cluster_node_start "${2:?node number}"
         log "Node $2 started again with its state"
@@ -454,5 +459,5 @@ INFO
         log "Broker $2 started again with its journal"
         ;;
     *)
-        echo "usage: $0 it-up|it-down|demo-up|bench-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start|cluster-up|cluster-down|cluster-node-kill N|cluster-node-start N|cluster-broker-stop N|cluster-broker-start N" >&2; exit 2 ;;
+        echo "usage: $0 it-up|it-down|demo-up|bench-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start|cluster-up|cluster-down|cluster-node-kill N|cluster-node-stop N|cluster-node-start N|cluster-broker-stop N|cluster-broker-start N" >&2; exit 2 ;;
 esac
