@@ -98,6 +98,14 @@ public final class TopologyDrill {
             problems.add("after the requeue: " + again.lost() + " lost, " + again.falseDeadLetters() + " false dead letters, "
                     + again.wrongEnds() + " wrong ends " + again.examples());
         }
+        // both nodes' admin pages and APIs show the same dead letters: one database
+        Api nodeTwoViewer = new Api(URI.create("http://127.0.0.1:8280/lazarus/").toURL(), "viewer", "viewer-pw");
+        long onNodeOne = stack.viewer.get("api/dead-letters?limit=1").ok().json().getJsonNumber("total").longValue();
+        long onNodeTwo = nodeTwoViewer.get("api/dead-letters?limit=1").ok().json().getJsonNumber("total").longValue();
+        log("dead letters seen by node 1: %d, by node 2: %d", onNodeOne, onNodeTwo);
+        if (onNodeOne != onNodeTwo) {
+            problems.add("node 1 shows " + onNodeOne + " dead letters, node 2 " + onNodeTwo);
+        }
         return problems;
     }
 

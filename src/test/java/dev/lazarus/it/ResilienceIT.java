@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lazarus.deadletter.control.DeadLetterReconciler;
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.deadletter.control.ParkedMessageCheck;
@@ -240,6 +241,29 @@ class ResilienceIT {
         } finally {
             store.finish(alive, RequeueJob.State.CANCELLED, "test over");
         }
+    }
+
+    @Test
+    void twoNodesReconcilingTheSameDlqMessagesRecordOneDeadLetterEach() throws Exception {
+        // messages the broker would have moved there itself: no mark, nothing explains them yet
+        String marker = "reconciled twice " + UUID.randomUUID();
+        for (int i = 0; i < 10; i++) {
+            fixtures.send("DLQ." + DocumentIngestion.FETCH_QUEUE, 1, marker + " #" + i, Map.of());
+        }
+        DeadLetterReconciler reconciler = CDI.current().select(DeadLetterReconciler.class).get();
+        ExecutorService nodes = Executors.newFixedThreadPool(2);
+        try {
+            List<Callable<DeadLetterReconciler.Result>> twice = List.of(reconciler::reconcile, reconciler::reconcile);
+            for (Future<DeadLetterReconciler.Result> pass : nodes.invokeAll(twice)) {
+                assertNotNull(pass.get(), "a pass failed");
+            }
+        } finally {
+            nodes.shutdown();
+        }
+        // (the timer's sweeps reconcile too, a third party to the race)
+        List<String> recorded = fixtures.column("select message_body from dead_letter where message_body like '" + marker + "%'");
+        assertEquals(10, recorded.size(), "one dead letter per message: " + recorded);
+        assertEquals(10, recorded.stream().distinct().count(), "none twice: " + recorded);
     }
 
     @Test
