@@ -8,12 +8,15 @@
 #   LAZARUS_DB_HOST, _PORT, _NAME, _USER, _PASSWORD       the database (required: _HOST, _USER, _PASSWORD)
 #   LAZARUS_BROKER_HOST, _PORT, _USER, _PASSWORD          the node's broker (required: _HOST, _USER, _PASSWORD)
 # (wildfly-config/*.cli read these when the server starts: ${lazarus.db.user,env.LAZARUS_DB_USER:...} and so on)
-#   JAVA_OPTS_APPEND                                      more JVM options (-Dlazarus.sweep.threshold... and the like)
+#   LAZARUS_BROKERS, LAZARUS_BROKER_1_HOST, _1_PORT, LAZARUS_BROKER_2_HOST, _2_PORT
+#                                                         every broker of the cluster (wildfly-config/cluster.cli; required)
+#   arguments                                             passed on to standalone.sh (-Dlazarus.sweep.stuck-after=PT10M ...)
 set -euo pipefail
 
 : "${LAZARUS_OPERATOR_PASSWORD:?set LAZARUS_OPERATOR_PASSWORD (the operator user's password)}"
 : "${LAZARUS_VIEWER_PASSWORD:?set LAZARUS_VIEWER_PASSWORD (the viewer user's password)}"
-for required in LAZARUS_DB_HOST LAZARUS_DB_USER LAZARUS_DB_PASSWORD LAZARUS_BROKER_HOST LAZARUS_BROKER_USER LAZARUS_BROKER_PASSWORD; do
+for required in LAZARUS_DB_HOST LAZARUS_DB_USER LAZARUS_DB_PASSWORD LAZARUS_BROKER_HOST LAZARUS_BROKER_USER LAZARUS_BROKER_PASSWORD \
+        LAZARUS_BROKERS LAZARUS_BROKER_1_HOST LAZARUS_BROKER_2_HOST; do
     # the configuration's defaults are the local stacks' (127.0.0.1, the documented local passwords): never in a container
     [ -n "${!required:-}" ] || { echo "set $required (see docker/.env.example)" >&2; exit 2; }
 done

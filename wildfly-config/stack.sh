@@ -51,6 +51,14 @@ OPERATOR_PASSWORD=operator-pw
 
 log() { printf '[stack] %s\n' "$*"; }
 
+# fails if something already listens on the port: another stack (the demo's and the cluster's share ports)
+require_free_port() { # port, what
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+        log "port $1 ($2) is already in use: another stack is running (bash wildfly-config/stack.sh demo-down | cluster-down)"
+        return 1
+    fi
+}
+
 wait_for_port() { # port, what, seconds
     local port=$1 what=$2 seconds=$3
     for _ in $(seq 1 $((seconds * 4))); do
@@ -65,6 +73,7 @@ wait_for_port() { # port, what, seconds
 broker_up() {
     local dir=${1:-$STACK_DIR/broker} port=${2:-$BROKER_PORT} console=${3:-$CONSOLE_PORT}
     shift $(( $# < 3 ? $# : 3 ))
+    require_free_port "$port" "Artemis" && require_free_port "$console" "Artemis console"
     "$ARTEMIS_HOME/bin/artemis" create "$dir" --silent --force \
         --user "$BROKER_USER" --password "$BROKER_PASSWORD" --require-login \
         --host 127.0.0.1 --http-host 127.0.0.1 --http-port "$console" --default-port "$port" \
@@ -131,18 +140,23 @@ wildfly_start() {
     # each node of a cluster its own name: the timers and the transaction logs tell the nodes apart by it
     local naming=()
     [ -z "$node" ] || naming=(-Djboss.node.name="$node" -Djboss.tx.node.id="$node")
+    require_free_port $((9990 + offset)) "WildFly management" && require_free_port $((8080 + offset)) "WildFly HTTP"
     # deep stacks for Flight Recorder (free unless a recording runs): application frames sit under WildFly's many
     LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$pidfile" \
         PREPEND_JAVA_OPTS="${PREPEND_JAVA_OPTS:-} -XX:FlightRecorderOptions:stackdepth=256" \
         nohup "$WILDFLY_HOME/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 \
         -Djboss.server.base.dir="$base" -Djboss.socket.binding.port-offset="$offset" -Dlazarus.broker.port="$port" \
-        "${naming[@]}" > "$base.out" 2>&1 &
+        ${naming[@]+"${naming[@]}"} > "$base.out" 2>&1 &
     wait_for_port $((9990 + offset)) "WildFly management" 120
 }
 
-stop_pid_file() { # pid file: stop the server it names, then kill it if it does not stop within 30 s
+stop_pid_file() { # pid file of a WildFly of base dir <pid file without .pid>: stop it, kill it after 30 s
     if [ -f "$1" ]; then
-        local pid; pid=$(cat "$1")
+        local pid base; pid=$(cat "$1"); base=${1%.pid}
+        # only the server of that base directory: a stale file (after a reboot) may name any process by now
+        if ! tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "jboss.server.base.dir=$base"; then
+            rm -f "$1"; return 0
+        fi
         if kill "$pid" 2>/dev/null; then
             for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
             kill -9 "$pid" 2>/dev/null || true
@@ -360,6 +374,15 @@ stack_up() {
 }
 
 case "${1:-}" in
+    cluster-node-* | cluster-broker-*)
+        case "${2:-}" in
+            1 | 2) ;;
+            *) log "$1 needs the node or broker number: 1 or 2"; exit 2 ;;
+        esac
+        ;;
+esac
+
+case "${1:-}" in
     it-up)
         fresh_stack_dir
         db_up
@@ -435,26 +458,26 @@ INFO
 INFO
         ;;
     cluster-node-kill)
-        pid=$(cat "$STACK_DIR/node-${2:?node number}.pid")
+        pid=$(cat "$STACK_DIR/node-$2.pid")
         kill -9 "$pid" 2>/dev/null || true
         for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
         rm -f "$STACK_DIR/node-$2.pid"
         log "Node $2 (pid $pid) killed with SIGKILL"
         ;;
     cluster-node-stop)
-        stop_pid_file "$STACK_DIR/node-${2:?node number}.pid"
+        stop_pid_file "$STACK_DIR/node-$2.pid"
         log "Node $2 stopped"
         ;;
     cluster-node-start)
-        cluster_node_start "${2:?node number}"
+        cluster_node_start "$2"
         log "Node $2 started again with its state"
         ;;
     cluster-broker-stop)
-        "$STACK_DIR/broker-${2:?broker number}/bin/artemis-service" stop > /dev/null
+        "$STACK_DIR/broker-$2/bin/artemis-service" stop > /dev/null
         log "Broker $2 stopped"
         ;;
     cluster-broker-start)
-        "$STACK_DIR/broker-${2:?broker number}/bin/artemis-service" start > /dev/null
+        "$STACK_DIR/broker-$2/bin/artemis-service" start > /dev/null
         wait_for_port "${CLUSTER_BROKER_PORTS[$2-1]}" "Artemis" 60
         log "Broker $2 started again with its journal"
         ;;

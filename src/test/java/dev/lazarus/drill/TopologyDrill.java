@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The topology drill: the fault drill's load and accounting on two WildFly nodes and two clustered brokers
@@ -26,8 +25,9 @@ import java.util.TreeMap;
  * poison runs submitted to node 2, so that both nodes send step messages): each broker must hold some of the
  * dead-lettered runs' messages (a message dies on the broker where its last delivery failed), and a bulk
  * requeue started on node 1 must take every one of them out of whichever broker holds it ({@code redispatched}
- * 0: none had to be sent again from the database because its message was not found), leaving both DLQs empty
- * of them; the requeued runs then fail again as their shape says, each with one dead letter.
+ * 0: none had to be sent again from the database because its message was not found); the requeued runs then
+ * fail again as their shape says, each with one dead letter; and node 2's API answers with the same dead letters
+ * as node 1's.
  *
  * <pre>
  * mvn -Pcluster package
@@ -121,33 +121,31 @@ public final class TopologyDrill {
         throw new IllegalStateException(job + " still running after 5 minutes");
     }
 
-    /** Messages in each broker's DLQ of the parse step (where the poison runs fail). */
+    /** Messages parked with a {@value #REASON} dead letter in each broker's DLQ of the parse step (where poison runs fail). */
     private static List<Integer> parseDlqDepths() throws Exception {
         List<Integer> depths = new ArrayList<>();
-        for (String console : CONSOLES) {
-            depths.add(dlqDepths(console).getOrDefault("DLQ." + PARSE, 0));
+        for (int n = 1; n <= CONSOLES.size(); n++) {
+            String console = CONSOLES.get(n - 1);
+            String queue = "\"DLQ." + PARSE + "\"";
+            String request = Json.createObjectBuilder().add("type", "exec")
+                    .add("mbean", "org.apache.activemq.artemis:broker=\"broker-" + n + "\",component=addresses,address=" + queue
+                            + ",subcomponent=queues,routing-type=\"anycast\",queue=" + queue)
+                    .add("operation", "countMessages(java.lang.String)")
+                    .add("arguments", Json.createArrayBuilder().add("lazarusReason = '" + REASON + "'")).build().toString();
+            JsonObject answer = Json.createReader(new StringReader(jolokia(console, request))).readObject();
+            if (answer.getInt("status") != 200) {
+                throw new IllegalStateException(console + ": " + answer);
+            }
+            depths.add(answer.getJsonNumber("value").intValue());
         }
         return depths;
     }
 
-    /** Messages in each of a broker's DLQ.* queues, read through its console's Jolokia. */
-    static Map<String, Integer> dlqDepths(String console) throws Exception {
-        Map<String, Integer> depths = new TreeMap<>();
-        String request = Json.createObjectBuilder().add("type", "read")
-                .add("mbean", "org.apache.activemq.artemis:broker=*,component=addresses,address=*,subcomponent=queues,routing-type=*,queue=*")
-                .add("attribute", "MessageCount").build().toString();
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(console + "/console/jolokia/"))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("admin:admin".getBytes(StandardCharsets.UTF_8)))
-                .header("Origin", console).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(request)).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        JsonObject value = Json.createReader(new StringReader(response.body())).readObject().getJsonObject("value");
-        value.forEach((mbean, attributes) -> {
-            String queue = mbean.replaceFirst(".*queue=\"([^\"]*)\".*", "$1");
-            if (queue.startsWith("DLQ.")) {
-                depths.put(queue, attributes.asJsonObject().getJsonNumber("MessageCount").intValue());
-            }
-        });
-        return depths;
+    private static String jolokia(String console, String request) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(console + "/console/jolokia/"))
+                        .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("admin:admin".getBytes(StandardCharsets.UTF_8)))
+                        .header("Origin", console).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(request)).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 }

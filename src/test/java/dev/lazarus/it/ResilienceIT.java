@@ -18,11 +18,11 @@ import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.demo.control.DocumentIngestion;
 import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.platform.control.TimerRuns;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.sweep.boundary.StaleRunSweeper;
-import dev.lazarus.sweep.control.LastSweep;
 import dev.lazarus.sweep.control.LiveRuns;
 import dev.lazarus.sweep.control.StalenessRules.Health;
 import dev.lazarus.sweep.control.Sweeps;
@@ -208,23 +208,39 @@ class ResilienceIT {
     }
 
     @Test
-    void everyNodeSweepsItselfWhenTheInstallationsSweeperTimerHasStoppedFiring() {
+    void aTimerThatStoppedFiringIsTakenOverByOneWatchdogAtATime() {
+        TimerRuns timerRuns = CDI.current().select(TimerRuns.class).get();
         StaleRunSweeper sweeper = CDI.current().select(StaleRunSweeper.class).get();
-        LastSweep lastSweep = CDI.current().select(LastSweep.class).get();
-        Instant now = Instant.now();
-        assertFalse(sweeper.sweepIfOverdue(now), "the timer's sweeps run: nothing to do");
+        // the sweeper's timer fires (every 2 s in the tests): every sweep records that it finished, and no watchdog steps in
+        Instant swept = timerRuns.finishedAt(Sweeps.NAME).orElseThrow();
+        assertTrue(swept.isAfter(Instant.now().minus(Duration.ofMinutes(1))), "a sweep finished recently: " + swept);
+        assertFalse(sweeper.sweepIfOverdue(), "the sweeper runs: the watchdog has nothing to do");
 
-        // an hour from now, as if the timer had stopped firing (its node died in the middle of a firing): overdue
-        assertTrue(sweeper.sweepIfOverdue(now.plus(Duration.ofHours(1))), "overdue: this node sweeps");
-        Instant swept = lastSweep.finishedAt().orElseThrow();
-        assertTrue(!swept.isBefore(now), "the watchdog's sweep was recorded: " + swept);
-        assertEquals(List.of(LastSweep.NODE), fixtures.column("select node from last_sweep"), "by this node");
+        // a timer of its own, so that no real firing interferes
+        String timer = "test-" + UUID.randomUUID().toString().substring(0, 8); // timer names have at most 40 characters
+        Duration overdue = Duration.ofMinutes(2);
+        assertFalse(timerRuns.claimOverdue(timer, overdue), "never run: watched from now on, not overdue yet");
+        // as if its node had died in the middle of a firing ten minutes ago
+        fixtures.update("update timer_run set finished_at = now() - interval '10 minutes' where name = ?", timer);
+        List<Boolean> claims = new ArrayList<>();
+        for (int node = 0; node < 3; node++) {
+            claims.add(timerRuns.claimOverdue(timer, overdue));
+        }
+        assertEquals(List.of(true, false, false), claims, "one watchdog takes it over; the others leave it to that one");
+        timerRuns.finished(timer, Duration.ofMillis(5));
+        assertFalse(timerRuns.claimOverdue(timer, overdue), "finished again: not overdue");
+        assertEquals(List.of(TimerRuns.NODE), fixtures.column("select node from timer_run where name = '" + timer + "'"));
     }
 
     @Test
     void aRequeueJobLeftRunningByANodeThatNeverCameBackIsInterruptedByAnyNode() {
         RequeueJobStore store = CDI.current().select(RequeueJobStore.class).get();
         Instant now = Instant.now();
+        // an open dead letter holding its run, which the jobs' filter matches: a batch would requeue it
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", now);
+        StepDefinition parse = pipelines.step(DocumentIngestion.NAME, "parse").orElseThrow();
+        long held = deadLetterService.record(DeadLetterReport.runStalled(DeadLetterReason.STUCK_IN_PROGRESS, parse, run,
+                fixtures.generationOf(run), 1, "held for the test")).id();
         long orphan = fixtures.runningRequeueJob("node-that-died", now.minus(Duration.ofMinutes(10)));
         long alive = fixtures.runningRequeueJob("node-still-working", now);
         try {
@@ -236,8 +252,12 @@ class ResilienceIT {
             assertEquals(RequeueJob.State.RUNNING, fixtures.requeueJob(alive).state(), "a job making progress is left alone");
 
             // if its worker was alive after all, its next batch does nothing and the job stays as it was marked
-            assertEquals(0, fixtures.requeueBatch(orphan));
-            assertEquals(RequeueJob.State.INTERRUPTED, fixtures.requeueJob(orphan).state());
+            assertEquals(0, fixtures.requeueBatch(orphan), "a batch of a job no longer running does nothing");
+            RequeueJob after = fixtures.requeueJob(orphan);
+            assertEquals(RequeueJob.State.INTERRUPTED, after.state());
+            assertEquals(0, after.requeued() + after.skipped(), "nothing requeued or skipped");
+            assertTrue(fixtures.deadLetter(held).isOpen(), "the dead letter is still open");
+            assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
         } finally {
             store.finish(alive, RequeueJob.State.CANCELLED, "test over");
         }

@@ -152,7 +152,7 @@ public class TestFixtures {
 
     /** A bulk requeue job left running by {@code node}, whose last progress was at {@code updatedAt}. */
     public long runningRequeueJob(String node, Instant updatedAt) {
-        RequeueJob job = new RequeueJob(DeadLetterFilter.ALL.open(), 0, 5, 0, "operator", node, updatedAt);
+        RequeueJob job = new RequeueJob(DeadLetterFilter.ALL.open(), 0, 5, Long.MAX_VALUE, "operator", node, updatedAt);
         em.persist(job);
         em.flush();
         return job.id();

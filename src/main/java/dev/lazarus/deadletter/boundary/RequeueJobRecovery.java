@@ -2,6 +2,7 @@ package dev.lazarus.deadletter.boundary;
 
 import dev.lazarus.deadletter.control.RequeueJobStore;
 import dev.lazarus.deadletter.control.RequeueJobs;
+import dev.lazarus.platform.control.TimerRuns;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.DependsOn;
@@ -17,6 +18,7 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -55,15 +57,39 @@ public class RequeueJobRecovery {
     @Inject
     Clock clock;
 
+    @Inject
+    TimerRuns timerRuns;
+
+    /** The check's name in {@link TimerRuns}. */
+    static final String SILENT_CHECK = "silent-requeue-jobs";
+    private static final Duration WATCHDOG_OVERDUE = Duration.ofMinutes(5);
+
     @Schedule(hour = "*", minute = "*", second = "${lazarus.requeue.silent-check-second:45}", persistent = true,
             info = "Lazarus: interrupt requeue jobs that stopped making progress")
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void interruptSilentJobs() {
         try {
+            Instant started = Instant.now();
             store.interruptSilent(clock.instant().minus(silentAfter));
+            timerRuns.finished(SILENT_CHECK, Duration.between(started, Instant.now()));
         } catch (RuntimeException e) {
             // never let an exception cancel a persistent timer's next runs; say it loudly instead
             LOG.log(Level.SEVERE, "Could not check for silent requeue jobs; the next check runs in a minute", e);
+        }
+    }
+
+    /** On every node (see {@link TimerRuns}): checks itself if the installation's check has not run for five minutes. */
+    @Schedule(hour = "*", minute = "*", second = "50", persistent = false, info = "Lazarus watchdog of the silent requeue job check")
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    void watchSilentJobCheck() {
+        try {
+            if (timerRuns.claimOverdue(SILENT_CHECK, WATCHDOG_OVERDUE)) {
+                LOG.log(Level.WARNING, "The check for silent requeue jobs has not run for {0}: its persistent timer is not firing;"
+                        + " node {1} checks instead", new Object[] {WATCHDOG_OVERDUE, TimerRuns.NODE});
+                interruptSilentJobs();
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "The watchdog of the silent requeue job check failed; it looks again in a minute", e);
         }
     }
 

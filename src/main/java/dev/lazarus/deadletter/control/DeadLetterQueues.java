@@ -156,7 +156,7 @@ public class DeadLetterQueues {
                 break;
             }
             // in a cluster, a broker that holds none of them is not waited on
-            if (brokers.clustered() && count(broker, deadLetterQueue, selector) == 0) {
+            if (brokers.clustered() && !holdsAny(broker, deadLetterQueue, selector)) {
                 continue;
             }
             try (JMSContext context = broker.open();
@@ -175,11 +175,11 @@ public class DeadLetterQueues {
         return taken;
     }
 
-    /** How many messages of {@code deadLetterQueue} on {@code broker} match {@code selector} (browsed, left in place). */
-    private int count(Brokers.Broker broker, String deadLetterQueue, String selector) {
+    /** Whether a message of {@code deadLetterQueue} on {@code broker} matches {@code selector} (browsed, left in place). */
+    private boolean holdsAny(Brokers.Broker broker, String deadLetterQueue, String selector) {
         try (JMSContext context = broker.open();
-             QueueBrowser browser = context.createBrowser(destinations.queue(context, deadLetterQueue), selector)) {
-            return Collections.list(browser.getEnumeration()).size();
+             QueueBrowser browser = context.createBrowser(context.createQueue(deadLetterQueue), selector)) {
+            return browser.getEnumeration().hasMoreElements();
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not browse " + deadLetterQueue + " on broker " + broker + ": " + e.getMessage(),
                     e.getErrorCode(), e);
@@ -227,7 +227,10 @@ public class DeadLetterQueues {
         return removed;
     }
 
-    /** Which of these dead letters have their parked message in {@code deadLetterQueue} now (left in place). */
+    /**
+     * Which of these dead letters have their parked message in {@code deadLetterQueue} now, on any broker (left in
+     * place). Outside a transaction, or in one.
+     */
     public Set<Long> present(String deadLetterQueue, Collection<DeadLetter> deadLetters) {
         Map<String, Long> byToken = deadLetters.stream().filter(d -> d.parkedToken() != null)
                 .collect(Collectors.toMap(DeadLetter::parkedToken, DeadLetter::id));
@@ -236,8 +239,9 @@ public class DeadLetterQueues {
             return present;
         }
         for (Brokers.Broker broker : brokers.all()) {
+            // browsed outside any transaction (ParkedMessageCheck): the queue named directly, not through Destinations
             try (JMSContext context = broker.open();
-                 QueueBrowser browser = context.createBrowser(destinations.queue(context, deadLetterQueue),
+                 QueueBrowser browser = context.createBrowser(context.createQueue(deadLetterQueue),
                          PARKED_TOKEN + " IN (" + quoted(byToken.keySet()) + ")")) {
                 for (Object message : Collections.list(browser.getEnumeration())) {
                     Long id = byToken.get(((Message) message).getStringProperty(PARKED_TOKEN));

@@ -1,6 +1,6 @@
 package dev.lazarus.sweep.boundary;
 
-import dev.lazarus.sweep.control.LastSweep;
+import dev.lazarus.platform.control.TimerRuns;
 import dev.lazarus.sweep.control.Sweeps;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -9,9 +9,7 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -27,7 +25,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * <p>And a watchdog on every node: a node killed in the middle of a firing leaves the persistent timer marked as
  * running in WildFly's timer table, and no other node fires it again until that node comes back (if it ever
  * does). So each node checks every minute, with a timer of its own, when the last sweep finished
- * ({@link LastSweep}), and sweeps itself if none did for {@code lazarus.sweep.overdue-after} (2 minutes).
+ * ({@link TimerRuns}), and one of them sweeps if none did for {@code lazarus.sweep.overdue-after} (2 minutes).
  */
 @Singleton
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
@@ -39,51 +37,49 @@ public class StaleRunSweeper {
     Sweeps sweeps;
 
     @Inject
-    LastSweep lastSweep;
-
-    @Inject
-    Clock clock;
+    TimerRuns timerRuns;
 
     @Inject
     @ConfigProperty(name = "lazarus.sweep.overdue-after", defaultValue = "PT2M")
     Duration overdueAfter;
 
     private final AtomicBoolean sweeping = new AtomicBoolean();
-    private final Instant deployedAt = Instant.now();
 
     @Schedule(hour = "*", minute = "*", second = "${lazarus.sweep.watchdog-second:15}", persistent = false,
             info = "Lazarus sweep watchdog: sweeps if the installation's sweeper stopped")
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public void watch() {
         try {
-            sweepIfOverdue(clock.instant());
+            sweepIfOverdue();
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "The sweep watchdog failed; it looks again in a minute", e);
         }
     }
 
-    /** Sweeps if, at {@code now}, no sweep has finished for {@code lazarus.sweep.overdue-after}; whether it did. */
+    /** Sweeps if no sweep finished for {@code lazarus.sweep.overdue-after} and this node's claim wins; whether it swept. */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-    public boolean sweepIfOverdue(Instant now) {
-        // before the first sweep of a new installation, the time this node started counts
-        Instant last = lastSweep.finishedAt().orElse(deployedAt);
-        if (last.isAfter(now.minus(overdueAfter))) {
+    public boolean sweepIfOverdue() {
+        if (!timerRuns.claimOverdue(Sweeps.NAME, overdueAfter)) {
             return false;
         }
-        LOG.log(Level.WARNING, "No sweep has finished since {0} (lazarus.sweep.overdue-after {1}): the sweeper''s persistent timer"
-                + " is not firing (its last node may have died in the middle of a firing); node {2} sweeps instead",
-                new Object[] {last, overdueAfter, LastSweep.NODE});
-        sweep();
-        return true;
+        LOG.log(Level.WARNING, "No sweep has finished for {0}: the sweeper''s persistent timer is not firing (its node may have"
+                + " died in the middle of a firing, which leaves the timer marked as running); node {1} sweeps instead",
+                new Object[] {overdueAfter, TimerRuns.NODE});
+        return sweepUnlessRunning();
     }
 
     @Schedule(hour = "*", minute = "*", second = "${lazarus.sweep.schedule-second:*/30}", persistent = true,
             info = "Lazarus sweep: stale runs and dead-letter queue reconciliation")
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public void sweep() {
+        sweepUnlessRunning();
+    }
+
+    /** A sweep, unless this node's previous one still runs; whether it swept. */
+    private boolean sweepUnlessRunning() {
         if (!sweeping.compareAndSet(false, true)) {
             LOG.fine("Previous sweep still running; skipped");
-            return;
+            return false;
         }
         try {
             sweeps.sweep();
@@ -93,5 +89,6 @@ public class StaleRunSweeper {
         } finally {
             sweeping.set(false);
         }
+        return true;
     }
 }

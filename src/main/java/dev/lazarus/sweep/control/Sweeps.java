@@ -3,6 +3,7 @@ package dev.lazarus.sweep.control;
 import dev.lazarus.deadletter.control.DeadLetterReconciler;
 import dev.lazarus.sweep.control.StalenessRules.Kind;
 import dev.lazarus.platform.control.Failures;
+import dev.lazarus.platform.control.TimerRuns;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -35,6 +36,9 @@ public class Sweeps {
      */
     static final int CHUNK = 250;
 
+    /** The sweep's name in {@link TimerRuns}. */
+    public static final String NAME = "sweep";
+
     @Inject
     StaleRuns staleRuns;
 
@@ -42,7 +46,7 @@ public class Sweeps {
     DeadLetterReconciler reconciler;
 
     @Inject
-    LastSweep lastSweep;
+    TimerRuns timerRuns;
 
     @Inject
     Clock clock;
@@ -67,7 +71,7 @@ public class Sweeps {
         DeadLetterReconciler.Result reconciled = reconciler.reconcile();
         SweepReport report = new SweepReport(now, Duration.between(now, clock.instant()), candidates, deadLettered, reconciled);
         try {
-            lastSweep.record(report);
+            timerRuns.finished(NAME, report.took());
         } catch (EJBException e) {
             LOG.log(Level.WARNING, "Could not record when this sweep finished: {0}", Failures.rootMessage(e));
         }
