@@ -73,7 +73,9 @@ wait_for_port() { # port, what, seconds
 broker_up() {
     local dir=${1:-$STACK_DIR/broker} port=${2:-$BROKER_PORT} console=${3:-$CONSOLE_PORT}
     shift $(( $# < 3 ? $# : 3 ))
-    require_free_port "$port" "Artemis" && require_free_port "$console" "Artemis console"
+    # (one per line: under set -e a failure on the left of && would not stop the script)
+    require_free_port "$port" "Artemis"
+    require_free_port "$console" "Artemis console"
     "$ARTEMIS_HOME/bin/artemis" create "$dir" --silent --force \
         --user "$BROKER_USER" --password "$BROKER_PASSWORD" --require-login \
         --host 127.0.0.1 --http-host 127.0.0.1 --http-port "$console" --default-port "$port" \
@@ -140,7 +142,8 @@ wildfly_start() {
     # each node of a cluster its own name: the timers and the transaction logs tell the nodes apart by it
     local naming=()
     [ -z "$node" ] || naming=(-Djboss.node.name="$node" -Djboss.tx.node.id="$node")
-    require_free_port $((9990 + offset)) "WildFly management" && require_free_port $((8080 + offset)) "WildFly HTTP"
+    require_free_port $((9990 + offset)) "WildFly management"
+    require_free_port $((8080 + offset)) "WildFly HTTP"
     # deep stacks for Flight Recorder (free unless a recording runs): application frames sit under WildFly's many
     LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$pidfile" \
         PREPEND_JAVA_OPTS="${PREPEND_JAVA_OPTS:-} -XX:FlightRecorderOptions:stackdepth=256" \
