@@ -15,6 +15,7 @@ set -euo pipefail
 
 : "${LAZARUS_OPERATOR_PASSWORD:?set LAZARUS_OPERATOR_PASSWORD (the operator user's password)}"
 : "${LAZARUS_VIEWER_PASSWORD:?set LAZARUS_VIEWER_PASSWORD (the viewer user's password)}"
+: "${LAZARUS_METRICS_PASSWORD:?set LAZARUS_METRICS_PASSWORD (the password Prometheus scrapes /prometheus with, user metrics)}"
 for required in LAZARUS_DB_HOST LAZARUS_DB_USER LAZARUS_DB_PASSWORD LAZARUS_BROKER_HOST LAZARUS_BROKER_USER LAZARUS_BROKER_PASSWORD \
         LAZARUS_BROKERS LAZARUS_BROKER_1_HOST LAZARUS_BROKER_2_HOST; do
     # the configuration's defaults are the local stacks' (127.0.0.1, the documented local passwords): never in a container
@@ -26,7 +27,9 @@ config="$JBOSS_HOME/standalone/configuration"
 # written at every start into the container's own files (hashed by add-user), never into the image
 "$JBOSS_HOME/bin/add-user.sh" -sc "$config" -a -s -u "${LAZARUS_VIEWER_USER:-viewer}" -p "$LAZARUS_VIEWER_PASSWORD" -g viewer
 "$JBOSS_HOME/bin/add-user.sh" -sc "$config" -a -s -u "${LAZARUS_OPERATOR_USER:-operator}" -p "$LAZARUS_OPERATOR_PASSWORD" -g viewer,operator
+# a management user, read-only (the configuration maps "metrics" to the Monitor role): Prometheus's scrape login
+"$JBOSS_HOME/bin/add-user.sh" -sc "$config" -s -u metrics -p "$LAZARUS_METRICS_PASSWORD"
 
 # the node's name tells the nodes' timers and transaction logs apart (the transaction manager's node identifier
 # must be unique per node, or one node's recovery would settle another's transactions)
-exec "$JBOSS_HOME/bin/standalone.sh" -c standalone-full.xml -b 0.0.0.0 -Djboss.node.name="$node" -Djboss.tx.node.id="$node" "$@"
+exec "$JBOSS_HOME/bin/standalone.sh" -c standalone-full.xml -b 0.0.0.0 -bmanagement "${LAZARUS_MANAGEMENT_BIND:-0.0.0.0}" -Djboss.node.name="$node" -Djboss.tx.node.id="$node" "$@"

@@ -23,6 +23,10 @@
 #                                  start it again with its state
 #   stack.sh cluster-broker-stop N | cluster-broker-start N   stop broker N / start it again with its journal
 #
+#   stack.sh prometheus-up | prometheus-down   a Prometheus (Debian's package: apt-get install prometheus) on
+#                                  127.0.0.1:9090, data in target/prometheus, scraping the demo stack's (or the
+#                                  cluster's two nodes') /prometheus every 5 s with the alert rules loaded
+#
 # Environment (set by the pom): WILDFLY_HOME, ARTEMIS_HOME, STACK_DIR, BROKER_PORT, CONSOLE_PORT,
 # LAZARUS_DB (embedded|postgresql), DB_PORT and PG_DIR (embedded), JDBC_DRIVER, WAR.
 #
@@ -48,6 +52,8 @@ BROKER_USER=admin
 BROKER_PASSWORD=admin
 VIEWER_PASSWORD=viewer-pw
 OPERATOR_PASSWORD=operator-pw
+# the management user Prometheus scrapes /prometheus on the management port with (read-only: the Monitor role)
+METRICS_PASSWORD=metrics-pw
 
 log() { printf '[stack] %s\n' "$*"; }
 
@@ -123,6 +129,7 @@ CLI
         || { log "WildFly configuration failed, see $base.configure.log"; cat "$base.configure.log"; return 1; }
     "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u viewer -p "$VIEWER_PASSWORD" -g viewer
     "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -a -s -u operator -p "$OPERATOR_PASSWORD" -g viewer,operator
+    "$WILDFLY_HOME/bin/add-user.sh" -sc "$base/configuration" -s -u metrics -p "$METRICS_PASSWORD"
     echo "$(database)" > "$STACK_DIR/database"
     log "WildFly base directory $base configured (database: $(database))"
 }
@@ -144,12 +151,16 @@ wildfly_start() {
     [ -z "$node" ] || naming=(-Djboss.node.name="$node" -Djboss.tx.node.id="$node")
     require_free_port $((9990 + offset)) "WildFly management"
     require_free_port $((8080 + offset)) "WildFly HTTP"
+    # spans go to the OpenTelemetry collector at LAZARUS_OTEL_ENDPOINT (gRPC, as http://host:4317); without one the
+    # runs still get trace ids (in the logs, on dead letters) but nothing is exported, instead of a warning every batch
+    local tracing=(-Dotel.traces.exporter=none)
+    [ -z "${LAZARUS_OTEL_ENDPOINT:-}" ] || tracing=(-Dlazarus.otel.endpoint="$LAZARUS_OTEL_ENDPOINT")
     # deep stacks for Flight Recorder (free unless a recording runs): application frames sit under WildFly's many
     LAUNCH_JBOSS_IN_BACKGROUND=1 JBOSS_PIDFILE="$pidfile" \
         PREPEND_JAVA_OPTS="${PREPEND_JAVA_OPTS:-} -XX:FlightRecorderOptions:stackdepth=256" \
         nohup "$WILDFLY_HOME/bin/standalone.sh" -c standalone-full.xml -b 127.0.0.1 \
         -Djboss.server.base.dir="$base" -Djboss.socket.binding.port-offset="$offset" -Dlazarus.broker.port="$port" \
-        ${naming[@]+"${naming[@]}"} > "$base.out" 2>&1 &
+        "${tracing[@]}" ${naming[@]+"${naming[@]}"} > "$base.out" 2>&1 &
     wait_for_port $((9990 + offset)) "WildFly management" 120
 }
 
@@ -484,6 +495,34 @@ INFO
         wait_for_port "${CLUSTER_BROKER_PORTS[$2-1]}" "Artemis" 60
         log "Broker $2 started again with its journal"
         ;;
+    prometheus-up)
+        command -v prometheus > /dev/null || { echo "Prometheus is not installed: apt-get install prometheus (Debian's package)" >&2; exit 1; }
+        dir="$repo/target/prometheus"
+        mkdir -p "$dir/data"
+        require_free_port 9090 "Prometheus"
+        cat > "$dir/prometheus.yml" <<YAML
+global: {scrape_interval: 5s, evaluation_interval: 5s}
+rule_files: ["$repo/src/main/prometheus/lazarus-alerts.yml"]
+scrape_configs:
+  - job_name: lazarus
+    metrics_path: /prometheus
+    basic_auth: {username: metrics, password: $METRICS_PASSWORD}
+    static_configs: [{targets: ["127.0.0.1:9990", "127.0.0.1:10190"]}]
+YAML
+        nohup prometheus --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/data" \
+            --web.listen-address=127.0.0.1:9090 > "$dir/prometheus.log" 2>&1 &
+        echo $! > "$dir/prometheus.pid"
+        wait_for_port 9090 "Prometheus" 30
+        log "Prometheus on http://127.0.0.1:9090 (alerts: /alerts), scraping 127.0.0.1:9990 and :10190 (cluster node 2)"
+        ;;
+    prometheus-down)
+        pidfile="$repo/target/prometheus/prometheus.pid"
+        if [ -f "$pidfile" ] && grep -q prometheus "/proc/$(cat "$pidfile")/cmdline" 2>/dev/null; then
+            kill "$(cat "$pidfile")"
+            log "Prometheus stopped"
+        fi
+        rm -f "$pidfile"
+        ;;
     *)
-        echo "usage: $0 it-up|it-down|demo-up|bench-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start|cluster-up|cluster-down|cluster-node-kill N|cluster-node-stop N|cluster-node-start N|cluster-broker-stop N|cluster-broker-start N" >&2; exit 2 ;;
+        echo "usage: $0 it-up|it-down|demo-up|bench-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start|cluster-up|cluster-down|cluster-node-kill N|cluster-node-stop N|cluster-node-start N|cluster-broker-stop N|cluster-broker-start N|prometheus-up|prometheus-down" >&2; exit 2 ;;
 esac

@@ -63,6 +63,11 @@ public final class ReadmeScreenshots {
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("actions")));
             shoot(browser, dir, "dead-letter");
 
+            // the run of that dead letter, opened from its page
+            browser.findElement(By.id("run-id")).click();
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("[id$='dispatches']")));
+            shoot(browser, dir, "run");
+
             browser.get(app + "/admin/runs.xhtml");
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("runs")));
             shoot(browser, dir, "runs");

@@ -113,6 +113,32 @@ class BrowserIT extends LazarusIT {
     }
 
     @Test
+    void aRunPageOpensFromItsDeadLetterShowsItsStepsAndTraceAndLeadsBack() {
+        String id = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"always\"}}}");
+        JsonObject run = awaitRun(id, "DEAD_LETTERED");
+        long deadLetterId = run.getJsonObject("deadLetter").getInt("id");
+
+        signIn("viewer", "viewer-pw");
+        browser.get(page("admin/dead-letter.xhtml?id=" + deadLetterId));
+        wait.until(ExpectedConditions.elementToBeClickable(By.id("run-id"))).click();
+        wait.until(ExpectedConditions.urlContains("run.xhtml"));
+        assertEquals(id, wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("run-id"))).getText());
+        assertEquals(run.getString("traceId"), browser.findElement(By.id("trace-id")).getText(), "the run's trace id");
+        List<WebElement> dispatches = browser.findElements(By.cssSelector("[id$='dispatches'] tbody tr"));
+        assertEquals(2, dispatches.size(), "fetch, then parse: " + browser.findElement(By.cssSelector("[id$='dispatches']")).getText());
+        assertTrue(dispatches.get(0).getText().contains("fetch") && dispatches.get(0).getText().contains("submitted")
+                && dispatches.get(0).getText().contains("COMPLETED"), dispatches.get(0).getText());
+        assertTrue(dispatches.get(1).getText().contains("parse") && dispatches.get(1).getText().contains("after step fetch completed")
+                && dispatches.get(1).getText().contains("FAILED") && dispatches.get(1).getText().contains("3 failed"), dispatches.get(1).getText());
+        assertTrue(browser.findElement(By.cssSelector("[id$='timeline']")).getText().contains("DEAD_LETTER"), "the timeline shows the dead letter");
+        screenshot("run-page");
+
+        dispatches.get(1).findElement(By.cssSelector("a.dead-letter-link")).click();
+        wait.until(ExpectedConditions.urlContains("dead-letter.xhtml?id=" + deadLetterId));
+        assertEquals(id, wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("run-id"))).getText(), "back on the dead letter");
+    }
+
+    @Test
     void markupInAnErrorOrPayloadIsShownAsTextNeverRun() {
         String script = "<script>window.lazarusInjected = true</script>";
         String id = operator.startRun("{\"note\":\"" + script.replace("\"", "\\\"") + "\",\"failures\":{\"fetch\":{\"mode\":\"always\",\"message\":\""

@@ -67,6 +67,44 @@ class BulkRequeueIT extends LazarusIT {
     }
 
     @Test
+    void deadLettersAreGroupedByCauseAndAGroupIsWhatTheDryRunAndTheJobSelect() {
+        Instant from = Instant.now();
+        List<String> outages = deadLetteredRuns(3, "parse"); // an outage downstream: one cause
+        List<String> bugs = new ArrayList<>();
+        for (int i = 0; i < 2; i++) { // a failure in parse on every attempt, each with its own message: another cause
+            bugs.add(operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"always\",\"message\":\"document " + i + " is broken\"}}}"));
+        }
+        bugs.forEach(id -> awaitRun(id, "DEAD_LETTERED"));
+
+        JsonObject causes = viewer.get("api/dead-letters/causes?from=" + from).ok().json();
+        assertEquals(2, causes.getInt("causes"), causes.toString());
+        assertEquals(5, causes.getInt("deadLetters"));
+        JsonObject largest = causes.getJsonArray("groups").getJsonObject(0);
+        assertEquals(3, largest.getInt("count"), "the largest group first: " + causes);
+        assertEquals("java.io.UncheckedIOException", largest.getString("exceptionClass"));
+        assertTrue(largest.getString("topFrame").startsWith("dev.lazarus.demo.control."), largest.getString("topFrame"));
+        JsonObject other = causes.getJsonArray("groups").getJsonObject(1);
+        assertEquals(2, other.getInt("count"), "messages that differ do not split a cause");
+        String cause = largest.getString("cause");
+        assertEquals(cause, viewer.get("api/dead-letters?runId=" + outages.get(0)).ok().json().getJsonArray("items").getJsonObject(0)
+                .getString("cause"), "each dead letter names its cause");
+
+        String query = "cause=" + cause + "&from=" + from;
+        assertEquals(3, viewer.get("api/dead-letters?" + query).ok().json().getInt("total"));
+        assertEquals(3, viewer.get("api/requeue-jobs/dry-run?" + query).ok().json().getInt("matching"));
+        Response started = operator.post("api/requeue-jobs", "{\"filter\":{\"cause\":\"" + cause + "\",\"from\":\"" + from
+                + "\"},\"ratePerSecond\":0}");
+        assertEquals(202, started.status(), started.body());
+        JsonObject done = awaitJob(started.location(), "COMPLETED");
+        assertEquals(3, done.getInt("requeued"));
+        assertEquals(cause, done.getJsonObject("filter").getString("cause"), "the job shows its filter");
+        outages.forEach(id -> awaitRun(id, "COMPLETED"));
+        bugs.forEach(id -> assertEquals("DEAD_LETTERED", viewer.run(id).getString("state"), "another cause: untouched"));
+
+        assertEquals(400, viewer.get("api/requeue-jobs/dry-run?cause=not-a-fingerprint").status());
+    }
+
+    @Test
     void aRateLimitedJobShowsItsProgressAndStopsWhenCancelled() {
         Instant from = Instant.now();
         List<String> runs = deadLetteredRuns(6, "parse");

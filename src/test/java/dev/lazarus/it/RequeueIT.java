@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lazarus.it.Api.Response;
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,6 +54,79 @@ class RequeueIT extends LazarusIT {
         Response again = operator.post("api/dead-letters/" + deadLetterId + "/requeue", "");
         assertEquals(409, again.status(), "a dead letter is requeued once");
         assertTrue(again.json().getString("detail").contains("operator"), again.body());
+    }
+
+    @Test
+    void anOperatorFixesThePayloadThenRequeuesAndBothPayloadsAreAudited() {
+        String id = operator.startRun("{\"url\":\"http://example.org/broken\",\"failures\":{\"parse\":{\"mode\":\"always\"}}}");
+        JsonObject stopped = awaitRun(id, "DEAD_LETTERED");
+        long deadLetterId = stopped.getJsonObject("deadLetter").getInt("id");
+        Await.until("the message in DLQ." + PARSE, Duration.ofSeconds(10), () -> broker.messagesOfRun("DLQ." + PARSE, id), m -> m.size() == 1);
+        // the fix: the same input without what breaks it
+        JsonObject fixed = Json.createObjectBuilder(stopped.getJsonObject("payload")).remove("failures").build();
+
+        assertEquals(400, operator.post("api/dead-letters/" + deadLetterId + "/requeue", "{\"payload\":" + fixed + "}").status(),
+                "a fix needs a note");
+        assertEquals(400, operator.post("api/dead-letters/" + deadLetterId + "/requeue", "{\"payload\":[1],\"note\":\"n\"}").status(),
+                "a payload is a JSON object");
+        assertEquals(413, operator.post("api/dead-letters/" + deadLetterId + "/requeue", "{\"payload\":{\"big\":\"" + "x".repeat(70_000)
+                + "\"},\"note\":\"n\"}").status(), "within lazarus.run.max-payload-bytes");
+        assertEquals(403, viewer.post("api/dead-letters/" + deadLetterId + "/requeue", "{\"payload\":" + fixed + ",\"note\":\"n\"}").status());
+
+        Response fixedRequeue = operator.post("api/dead-letters/" + deadLetterId + "/requeue", "{\"payload\":" + fixed
+                + ",\"note\":\"removed the failure switch from the input\"}");
+        assertEquals(200, fixedRequeue.status(), fixedRequeue.body());
+        JsonObject run = awaitRun(id, "COMPLETED");
+        assertEquals(1, run.getInt("requeueCount"), "counted like a requeue");
+        JsonObject deadLetter = viewer.get("api/dead-letters/" + deadLetterId).ok().json();
+        assertEquals("REQUEUED", deadLetter.getString("status"));
+        assertEquals("PAYLOAD_EDITED", deadLetter.getString("requeueMethod"));
+        JsonObject edit = deadLetter.getJsonArray("history").getValuesAs(JsonObject.class).stream()
+                .filter(e -> e.getString("action").equals("PAYLOAD_EDITED")).findFirst().orElseThrow();
+        assertEquals("operator", edit.getString("actor"));
+        assertEquals("removed the failure switch from the input", edit.getString("note"));
+        JsonObject detail = edit.getJsonObject("detail");
+        assertTrue(detail.getJsonObject("payloadBefore").containsKey("failures"), "the old payload is kept: " + detail);
+        assertEquals(fixed, detail.getJsonObject("payloadAfter"), "and the new one");
+        assertTrue(broker.messagesOfRun("DLQ." + PARSE, id).isEmpty(), "the stopped dispatch's message left the DLQ");
+    }
+
+    @Test
+    void anOperatorCompletesAStoppedStepWithTheirOutputAndTheRunGoesOn() {
+        String id = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"always\"}}}");
+        long deadLetterId = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        Await.until("the message in DLQ." + PARSE, Duration.ofSeconds(10), () -> broker.messagesOfRun("DLQ." + PARSE, id), m -> m.size() == 1);
+
+        assertEquals(400, operator.post("api/dead-letters/" + deadLetterId + "/complete-step", "{\"output\":\"text\",\"note\":\"n\"}").status());
+        assertEquals(409, operator.post("api/dead-letters/" + deadLetterId + "/skip-step", "{\"note\":\"skip it\"}").status(),
+                "parse is not skippable");
+        Response completed = operator.post("api/dead-letters/" + deadLetterId + "/complete-step",
+                "{\"output\":{\"url\":\"u\",\"text\":\"typed in by hand\",\"words\":3},\"note\":\"parsed it myself\"}");
+        assertEquals(200, completed.status(), completed.body());
+        assertEquals(409, operator.post("api/dead-letters/" + deadLetterId + "/complete-step",
+                "{\"output\":{},\"note\":\"again\"}").status(), "only once: the dead letter is closed");
+
+        JsonObject run = awaitRun(id, "COMPLETED");
+        assertEquals(1, run.getInt("requeueCount"));
+        JsonObject history = viewer.get("api/runs/" + id + "/history").ok().json();
+        List<JsonObject> dispatches = history.getJsonArray("dispatches").getValuesAs(JsonObject.class);
+        assertEquals(List.of("fetch", "parse", "index"), dispatches.stream().map(d -> d.getString("step")).toList());
+        assertEquals("FAILED", dispatches.get(1).getString("state"), "parse itself never succeeded");
+        assertEquals("requeued by operator (STEP_COMPLETED_BY_HAND)", dispatches.get(2).getString("origin"));
+        assertEquals("COMPLETED", dispatches.get(2).getString("state"), "index ran on the operator's output");
+        assertTrue(broker.messagesOfRun("DLQ." + PARSE, id).isEmpty(), "the parked message is no longer needed");
+    }
+
+    @Test
+    void anOperatorSkipsASkippableStepAndTheRunCompletesWithoutIt() {
+        String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"always\"}}}");
+        long deadLetterId = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        assertEquals(400, operator.post("api/dead-letters/" + deadLetterId + "/skip-step", "{}").status(), "a skip needs a note");
+        Response skipped = operator.post("api/dead-letters/" + deadLetterId + "/skip-step", "{\"note\":\"the index is rebuilt tonight\"}");
+        assertEquals(200, skipped.status(), skipped.body());
+        JsonObject run = awaitRun(id, "COMPLETED");
+        assertEquals("STEP_SKIPPED", viewer.get("api/dead-letters/" + deadLetterId).ok().json().getString("requeueMethod"));
+        assertEquals(1, run.getInt("requeueCount"));
     }
 
     @Test

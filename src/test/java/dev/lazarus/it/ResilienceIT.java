@@ -384,4 +384,18 @@ class ResilienceIT {
         assertEquals("WAITING_TOO_LONG", warned.becomes());
         assertEquals(Health.HEALTHY, view.stream().filter(a -> a.runId().equals(healthy)).findFirst().orElseThrow().health());
     }
+
+    @Test
+    void aChangeThatRollsBackIsNeitherLoggedNorCounted() throws Exception {
+        io.micrometer.core.instrument.Counter started = CDI.current().select(io.micrometer.core.instrument.MeterRegistry.class).get()
+                .counter("lazarus.runs.started", "pipeline", DocumentIngestion.NAME);
+        double before = started.count();
+        UUID rolledBack = fixtures.runRolledBack();
+        UUID committed = fixtures.runIn(RunState.PENDING, "fetch", Instant.now());
+        assertEquals(before + 1, started.count(), "only the committed run is counted");
+        java.nio.file.Path log = java.nio.file.Path.of(System.getProperty("jboss.server.log.dir"), "lazarus-events.log");
+        String lines = java.nio.file.Files.readString(log);
+        assertTrue(lines.contains("\"runId\":\"" + committed + "\""), "the committed run's start is logged (after its commit, on this thread)");
+        assertFalse(lines.contains(rolledBack.toString()), "the run whose transaction rolled back is not");
+    }
 }

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.lazarus.it.Api.Response;
+import jakarta.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,6 +19,38 @@ import org.junit.jupiter.api.Test;
 
 /** Starting runs over HTTP: created with a Location, retried safely with an Idempotency-Key, and every bad request refused with a problem, storing nothing. */
 class RunsApiIT extends LazarusIT {
+
+    @Test
+    void aRunsHistoryTellsEachDispatchWhereItCameFromAndHowItEnded() {
+        String id = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"until-requeued\"}}}");
+        long deadLetterId = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        operator.post("api/dead-letters/" + deadLetterId + "/requeue", "").ok();
+        JsonObject run = awaitRun(id, "COMPLETED");
+
+        JsonObject history = viewer.get("api/runs/" + id + "/history").ok().json();
+        assertEquals(run.getString("traceId"), history.getString("traceId"));
+        assertEquals("COMPLETED", history.getJsonObject("run").getString("state"));
+        List<JsonObject> dispatches = history.getJsonArray("dispatches").getValuesAs(JsonObject.class);
+        assertEquals(List.of("fetch", "parse", "parse", "index"), dispatches.stream().map(d -> d.getString("step")).toList());
+        assertEquals("submitted", dispatches.get(0).getString("origin"));
+        assertEquals("after step fetch completed", dispatches.get(1).getString("origin"));
+        assertEquals("FAILED", dispatches.get(1).getString("state"));
+        assertEquals(deadLetterId, dispatches.get(1).getJsonNumber("deadLetterId").longValue(), "the dispatch names its dead letter");
+        assertTrue(dispatches.get(2).getString("origin").startsWith("requeued by operator ("), dispatches.get(2).getString("origin"));
+        assertEquals("COMPLETED", dispatches.get(2).getString("state"));
+        assertEquals("after step parse completed", dispatches.get(3).getString("origin"));
+        assertTrue(dispatches.get(3).containsKey("tookMillis"), "each dispatch says how long it took");
+        assertEquals(1, history.getJsonArray("deadLetters").size());
+        assertEquals("REQUEUED", history.getJsonArray("deadLetters").getJsonObject(0).getString("status"));
+        List<String> kinds = history.getJsonArray("timeline").getValuesAs(JsonObject.class).stream().map(e -> e.getString("kind")).toList();
+        assertEquals("STARTED", kinds.get(0));
+        assertEquals("COMPLETED", kinds.get(kinds.size() - 1));
+        assertTrue(kinds.containsAll(List.of("DEAD_LETTER", "DEAD_LETTER_REQUEUED", "STEP_FAILED")), kinds.toString());
+
+        assertEquals(404, viewer.get("api/runs/" + UUID.randomUUID() + "/history").status());
+        assertEquals(404, viewer.get("api/runs/not-a-run/history").status());
+        assertEquals(401, anonymous.get("api/runs/" + id + "/history").status());
+    }
 
     @Test
     void startedRunAnswers201WithItsLocation() {

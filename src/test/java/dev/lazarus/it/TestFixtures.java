@@ -65,6 +65,17 @@ public class TestFixtures {
         return run.id();
     }
 
+    @Resource
+    jakarta.ejb.SessionContext session;
+
+    /** A run stored in a transaction that then rolls back: it never existed. */
+    public UUID runRolledBack() {
+        UUID run = runIn(RunState.PENDING, "fetch", Instant.now());
+        em.flush(); // written, so every listener has seen it, and then undone
+        session.setRollbackOnly();
+        return run;
+    }
+
     public RunState stateOf(UUID run) {
         return em.find(Run.class, run).state();
     }

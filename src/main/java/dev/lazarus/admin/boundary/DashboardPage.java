@@ -2,6 +2,7 @@ package dev.lazarus.admin.boundary;
 
 import dev.lazarus.deadletter.control.DeadLetterStats;
 import dev.lazarus.deadletter.control.DeadLetters;
+import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -30,6 +31,15 @@ public class DashboardPage {
     Clock clock;
 
     private DeadLetterStats.Stats current;
+    private DeadLetters.Causes openCauses;
+
+    /** The open dead letters grouped by cause, largest first. */
+    public DeadLetters.Causes getOpenCauses() {
+        if (openCauses == null) {
+            openCauses = deadLetters.causes(new DeadLetterFilter(null, null, null, true, null, null, null, null, null, null));
+        }
+        return openCauses;
+    }
     private List<Bar> hourly;
 
     public DeadLetterStats.Stats getStats() {

@@ -54,6 +54,7 @@ public class DeadLetterListPage implements Serializable {
     private String to;
     private String error;
     private String runId;
+    private String cause;
     private int rate = 50;
 
     // read once per view, never serialized with it
@@ -61,13 +62,14 @@ public class DeadLetterListPage implements Serializable {
     private transient List<DeadLetter> items;
     private transient Long total;
     private transient Long requeueable;
+    private transient DeadLetters.Causes causes;
     private boolean filterRefused;
 
     public DeadLetterFilter getFilter() {
         if (filter == null) {
             try {
                 boolean openOnly = "OPEN".equals(status); // the page's "open" choice stands for every open status
-                filter = Filters.of(reason, openOnly ? null : status, runId, openOnly, pipeline, step, from, to, error);
+                filter = Filters.of(reason, openOnly ? null : status, runId, openOnly, pipeline, step, from, to, error, cause);
             } catch (Problem e) {
                 FacesActions.warn("Filter ignored: " + e.getMessage());
                 filter = DeadLetterFilter.ALL;
@@ -103,6 +105,37 @@ public class DeadLetterListPage implements Serializable {
             requeueable = deadLetters.countRequeueable(getFilter(), Long.MAX_VALUE);
         }
         return requeueable;
+    }
+
+    /** The matching dead letters grouped by cause (the filter without its own cause), largest group first. */
+    public DeadLetters.Causes getCauses() {
+        if (causes == null) {
+            DeadLetterFilter f = getFilter();
+            causes = deadLetters.causes(new DeadLetterFilter(f.reason(), f.status(), f.runId(), f.openOnly(), f.pipeline(), f.step(),
+                    f.from(), f.to(), f.errorContains(), null));
+        }
+        return causes;
+    }
+
+    /** This page with the same filter, narrowed to one cause (or widened to all with null). */
+    public String causeLink(String fingerprint) {
+        StringBuilder link = new StringBuilder("dead-letters.xhtml?");
+        java.util.Map<String, String> query = new java.util.LinkedHashMap<>();
+        query.put("reason", reason);
+        query.put("status", status);
+        query.put("pipeline", pipeline);
+        query.put("step", step);
+        query.put("from", from);
+        query.put("to", to);
+        query.put("error", error);
+        query.put("runId", runId);
+        query.put("cause", fingerprint);
+        query.forEach((name, value) -> {
+            if (value != null && !value.isBlank()) {
+                link.append(name).append('=').append(java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8)).append('&');
+            }
+        });
+        return link.substring(0, link.length() - 1);
     }
 
     public DeadLetterReason[] getReasons() {
@@ -149,6 +182,8 @@ public class DeadLetterListPage implements Serializable {
     public void setError(String error) { this.error = error; }
     public String getRunId() { return runId; }
     public void setRunId(String runId) { this.runId = runId; }
+    public String getCause() { return cause; }
+    public void setCause(String cause) { this.cause = cause; }
     public int getRate() { return rate; }
     public void setRate(int rate) { this.rate = rate; }
 }

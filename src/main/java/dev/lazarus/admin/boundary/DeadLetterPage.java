@@ -7,7 +7,10 @@ import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.StepExecution;
+import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.platform.control.Clocks;
+import dev.lazarus.platform.control.Jsonp;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -44,6 +47,9 @@ public class DeadLetterPage implements Serializable {
     Investigations investigations;
 
     @Inject
+    Pipelines pipelines;
+
+    @Inject
     Clocks clocks;
 
     /** Where operators open the Artemis console (the broker's web console, as their browser reaches it). */
@@ -53,6 +59,8 @@ public class DeadLetterPage implements Serializable {
 
     private long id;
     private String note;
+    private String fixPayload;
+    private String fixOutput;
     // read once per view, never serialized with it
     private transient DeadLetter deadLetter;
     private transient Optional<Run> run;
@@ -84,6 +92,11 @@ public class DeadLetterPage implements Serializable {
         return consoleUrl + "/artemis"; // the console keeps no URL per queue or message: the page says where to look
     }
 
+    /** JSON indented for reading; anything else as it is. */
+    public String pretty(String text) {
+        return Jsonp.pretty(text);
+    }
+
     public String age(Instant since) {
         return FacesActions.age(since, clocks.clock().instant());
     }
@@ -93,6 +106,46 @@ public class DeadLetterPage implements Serializable {
                 + " (" + d.requeueMethod() + ").");
         return reload();
     }
+
+    /** Fix and continue: replace the run's payload, then requeue the step. */
+    public String editAndRequeue() {
+        FacesActions.act(() -> requeueService.fixAndContinue(id, RequeueService.Fix.EDIT_PAYLOAD, fixPayload, note),
+                d -> "Payload replaced and requeued: the run resumes at step " + d.stepName() + ".");
+        return reload();
+    }
+
+    /** Fix and continue: finish the stopped step with the output given; the run goes on at the next step. */
+    public String completeStep() {
+        FacesActions.act(() -> requeueService.fixAndContinue(id, RequeueService.Fix.COMPLETE_STEP, fixOutput, note),
+                d -> "Step " + d.stepName() + " completed by hand: the run goes on.");
+        return reload();
+    }
+
+    /** Fix and continue: skip the stopped step (a skippable one). */
+    public String skipStep() {
+        FacesActions.act(() -> requeueService.fixAndContinue(id, RequeueService.Fix.SKIP_STEP, null, note),
+                d -> "Step " + d.stepName() + " skipped: the run goes on.");
+        return reload();
+    }
+
+    /** Whether the stopped step may be skipped (its pipeline says so). */
+    public boolean isSkippable() {
+        DeadLetter d = getDeadLetter();
+        return d != null && d.pipeline() != null && d.stepName() != null
+                && pipelines.step(d.pipeline(), d.stepName()).map(StepDefinition::skippable).orElse(false);
+    }
+
+    /** The payload box starts with the run's current payload, indented. */
+    public String getFixPayload() {
+        if (fixPayload == null && getRun() != null) {
+            fixPayload = Jsonp.pretty(getRun().payload());
+        }
+        return fixPayload;
+    }
+
+    public void setFixPayload(String fixPayload) { this.fixPayload = fixPayload; }
+    public String getFixOutput() { return fixOutput; }
+    public void setFixOutput(String fixOutput) { this.fixOutput = fixOutput; }
 
     public String investigate() {
         FacesActions.act(() -> investigations.startInvestigation(id, note), "Taken into investigation.");

@@ -108,6 +108,7 @@ public class ListPages implements Serializable {
         if (filter.from() != null) parts.add("from " + filter.from());
         if (filter.to() != null) parts.add("before " + filter.to());
         if (filter.errorContains() != null) parts.add("error contains \u201c" + filter.errorContains() + "\u201d");
+        if (filter.cause() != null) parts.add("cause " + filter.cause());
         return parts.isEmpty() ? "every open dead letter" : "open dead letters with " + String.join(", ", parts);
     }
 

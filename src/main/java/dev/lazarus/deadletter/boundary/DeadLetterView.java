@@ -2,21 +2,24 @@ package dev.lazarus.deadletter.boundary;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterEvent;
+import dev.lazarus.platform.control.Jsonp;
+import jakarta.json.JsonValue;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
 /**
  * A dead letter as the API shows it. Lists leave out the stack trace, the run snapshot, the raw body and the
- * audit trail; the detail has them all.
+ * audit trail; the detail has them all. The run snapshot is the JSON object it is, not JSON inside a string.
+ * {@code cause} is the dead letter's fingerprint (the filter value of its group of causes).
  */
 public record DeadLetterView(long id, String reason, String reasonLabel, String severity, int priority, String status,
                              UUID runId, String pipeline, String step, String queue, String deadLetterQueue,
                              boolean dlqMessageMissing, Instant dlqCheckedAt,
                              String messageId, Long generation, int attempts, String exceptionClass,
-                             String errorMessage, String stackTrace, String runSnapshot, String messageBody,
+                             String errorMessage, String stackTrace, JsonValue runSnapshot, String messageBody,
                              String detectedBy, Instant createdAt, Instant updatedAt, String requeuedBy,
-                             Instant requeuedAt, String requeueMethod, String closedBy, Instant closedAt,
+                             Instant requeuedAt, String requeueMethod, String closedBy, Instant closedAt, String traceId, String cause,
                              List<EventView> history) {
 
     public static DeadLetterView summary(DeadLetter d) {
@@ -32,17 +35,17 @@ public record DeadLetterView(long id, String reason, String reasonLabel, String 
                 d.reason().priority(), d.status().name(), d.runId(), d.pipeline(), d.stepName(), d.queue(),
                 d.deadLetterQueue(), d.dlqMessageMissing(), d.dlqCheckedAt(), d.messageId(), d.generation(), d.attempts(),
                 d.exceptionClass(), d.errorMessage(),
-                detail ? d.stackTrace() : null, detail ? d.runSnapshot() : null, detail ? d.messageBody() : null,
+                detail ? d.stackTrace() : null, detail ? Jsonp.valueOf(d.runSnapshot()) : null, detail ? d.messageBody() : null,
                 d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod(),
-                d.closedBy(), d.closedAt(), detail ? d.events().stream().map(EventView::of).toList() : null);
+                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), detail ? d.events().stream().map(EventView::of).toList() : null);
     }
 
-    /** One entry of the audit trail. */
-    public record EventView(Instant at, String actor, String action, String fromStatus, String toStatus, String note) {
+    /** One entry of the audit trail; {@code detail} is what a fix by hand changed (a JSON object), if it was one. */
+    public record EventView(Instant at, String actor, String action, String fromStatus, String toStatus, String note, JsonValue detail) {
         static EventView of(DeadLetterEvent e) {
             return new EventView(e.at(), e.actor(), e.action().name(),
                     e.fromStatus() == null ? null : e.fromStatus().name(),
-                    e.toStatus() == null ? null : e.toStatus().name(), e.note());
+                    e.toStatus() == null ? null : e.toStatus().name(), e.note(), Jsonp.valueOf(e.detail()));
         }
     }
 }

@@ -10,7 +10,9 @@ import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
 import jakarta.ws.rs.GET;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -43,19 +45,38 @@ public class DeadLettersResource {
     @Inject
     DeadLetterStats stats;
 
-    /** Newest first, filtered by any of reason, status, run, open, pipeline, step, time window and error text. */
+    @Inject
+    @ConfigProperty(name = "lazarus.run.max-payload-bytes", defaultValue = "65536")
+    int maxPayloadBytes;
+
+    /** Newest first, filtered by any of reason, status, run, open, pipeline, step, time window, error text and cause. */
     @GET
     public Page<DeadLetterView> list(@QueryParam("reason") String reason, @QueryParam("status") String status,
                                      @QueryParam("runId") String runId, @QueryParam("open") boolean openOnly,
                                      @QueryParam("pipeline") String pipeline, @QueryParam("step") String step,
                                      @QueryParam("from") String from, @QueryParam("to") String to,
-                                     @QueryParam("error") String error,
+                                     @QueryParam("error") String error, @QueryParam("cause") String cause,
                                      @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
-        DeadLetterFilter filter = Filters.of(reason, status, runId, openOnly, pipeline, step, from, to, error);
+        DeadLetterFilter filter = Filters.of(reason, status, runId, openOnly, pipeline, step, from, to, error, cause);
         int first = Page.offset(offset);
         int size = Page.limit(limit);
         return new Page<>(deadLetters.list(filter, first, size).stream().map(DeadLetterView::summary).toList(),
                 deadLetters.count(filter), first, size);
+    }
+
+    /**
+     * The dead letters of a filter grouped by cause (their fingerprint: exception class and top stack frames), the
+     * largest group first: "3 causes, 4 120 dead letters". Each group's {@code cause} is a filter value for the list,
+     * the dry run and a bulk requeue.
+     */
+    @GET
+    @Path("causes")
+    public DeadLetters.Causes causes(@QueryParam("reason") String reason, @QueryParam("status") String status,
+                                     @QueryParam("runId") String runId, @QueryParam("open") boolean openOnly,
+                                     @QueryParam("pipeline") String pipeline, @QueryParam("step") String step,
+                                     @QueryParam("from") String from, @QueryParam("to") String to,
+                                     @QueryParam("error") String error) {
+        return deadLetters.causes(Filters.of(reason, status, runId, openOnly, pipeline, step, from, to, error, null));
     }
 
     /** Totals per reason and status, the oldest open one, the newest, and the average time to resolution. */
@@ -71,7 +92,7 @@ public class DeadLettersResource {
     public Page<DeadLetterView> investigationQueue(@QueryParam("reason") String reason, @QueryParam("pipeline") String pipeline,
                                                    @QueryParam("step") String step,
                                                    @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
-        DeadLetterFilter filter = Filters.of(reason, null, null, true, pipeline, step, null, null, null);
+        DeadLetterFilter filter = Filters.of(reason, null, null, true, pipeline, step, null, null, null, null);
         int first = Page.offset(offset);
         int size = Page.limit(limit);
         return new Page<>(deadLetters.investigationQueue(filter, first, size).stream().map(DeadLetterView::summary).toList(),
@@ -85,11 +106,61 @@ public class DeadLettersResource {
     }
 
     /** Needs the operator role (enforced by the service); the operator is the authenticated caller. */
+    /**
+     * Requeues it. With a body {@code {"payload": {...}, "note": "why"}} the run's payload is replaced first (both
+     * kept in the audit trail): fix the input, then let the step try again.
+     */
     @POST
     @Path("{id}/requeue")
-    public DeadLetterView requeue(@PathParam("id") long id) {
-        requeueService.requeue(id);
+    public DeadLetterView requeue(@PathParam("id") long id, InputStream body) {
+        JsonObject request = fixRequest(body, "{\"payload\": {...}, \"note\": \"why\"} (or no body)");
+        if (request.isEmpty()) {
+            requeueService.requeue(id);
+        } else {
+            requireOnly(request, "payload", "note");
+            requeueService.fixAndContinue(id, RequeueService.Fix.EDIT_PAYLOAD, object(request, "payload"), JsonBodies.optionalString(request, "note"));
+        }
         return get(id);
+    }
+
+    /**
+     * Finishes the stopped step with an output the operator supplies, {@code {"output": {...}, "note": "why"}}: the run
+     * goes on at the next step with it as its payload (or completes).
+     */
+    @POST
+    @Path("{id}/complete-step")
+    public DeadLetterView completeStep(@PathParam("id") long id, InputStream body) {
+        JsonObject request = fixRequest(body, "{\"output\": {...}, \"note\": \"why\"}");
+        requireOnly(request, "output", "note");
+        requeueService.fixAndContinue(id, RequeueService.Fix.COMPLETE_STEP, object(request, "output"), JsonBodies.optionalString(request, "note"));
+        return get(id);
+    }
+
+    /** Skips the stopped step, if its pipeline declares it skippable: {@code {"note": "why"}}. */
+    @POST
+    @Path("{id}/skip-step")
+    public DeadLetterView skipStep(@PathParam("id") long id, InputStream body) {
+        JsonObject request = fixRequest(body, "{\"note\": \"why\"}");
+        requireOnly(request, "note");
+        requeueService.fixAndContinue(id, RequeueService.Fix.SKIP_STEP, null, JsonBodies.optionalString(request, "note"));
+        return get(id);
+    }
+
+    private JsonObject fixRequest(InputStream body, String expected) {
+        return JsonBodies.readOptionalObject(body, maxPayloadBytes + MAX_BODY, expected);
+    }
+
+    private static void requireOnly(JsonObject request, String... names) {
+        java.util.List<String> known = java.util.List.of(names);
+        java.util.List<String> unknown = request.keySet().stream().filter(name -> !known.contains(name)).sorted().toList();
+        if (!unknown.isEmpty()) {
+            throw Problem.badRequest("unknown field(s) " + unknown + "; expected " + known);
+        }
+    }
+
+    /** The field as JSON text (null if absent); the service checks it is an object within the payload limit. */
+    private static String object(JsonObject request, String name) {
+        return request.containsKey(name) ? request.get(name).toString() : null;
     }
 
     /** Takes it into investigation; body optional: {@code {"note": "..."}}. */

@@ -25,22 +25,22 @@ public final class Filters {
     }
 
     public static DeadLetterFilter of(String reason, String status, String runId, boolean openOnly, String pipeline, String step,
-                               String from, String to, String error) {
+                               String from, String to, String error, String cause) {
         try {
             return new DeadLetterFilter(QueryParams.enumValue(DeadLetterReason.class, "reason", reason),
                     QueryParams.enumValue(DeadLetterStatus.class, "status", status),
                     runId == null || runId.isBlank() ? null : uuid(runId), openOnly, blankToNull(pipeline), blankToNull(step),
-                    instant("from", from), instant("to", to), error);
+                    instant("from", from), instant("to", to), error, blankToNull(cause));
         } catch (IllegalArgumentException e) {
             throw Problem.badRequest(e.getMessage());
         }
     }
 
     /** The names a bulk requeue's filter takes, over the API and in the dry run's query. */
-    public static final Set<String> REQUEUE_FILTER = Set.of("reason", "status", "runId", "pipeline", "step", "from", "to", "error");
+    public static final Set<String> REQUEUE_FILTER = Set.of("reason", "status", "runId", "pipeline", "step", "from", "to", "error", "cause");
 
     /**
-     * {@code {"reason", "status", "runId", "pipeline", "step", "from", "to", "error"}}, open dead letters only. A name
+     * {@code {"reason", "status", "runId", "pipeline", "step", "from", "to", "error", "cause"}}, open dead letters only. A name
      * it does not know is refused: a filter silently dropped would widen what a bulk requeue acts on.
      */
     static DeadLetterFilter of(JsonObject json) {
@@ -48,7 +48,8 @@ public final class Filters {
         return of(JsonBodies.optionalString(json, "reason"), JsonBodies.optionalString(json, "status"),
                 JsonBodies.optionalString(json, "runId"), true, JsonBodies.optionalString(json, "pipeline"),
                 JsonBodies.optionalString(json, "step"), JsonBodies.optionalString(json, "from"),
-                JsonBodies.optionalString(json, "to"), JsonBodies.optionalString(json, "error"));
+                JsonBodies.optionalString(json, "to"), JsonBodies.optionalString(json, "error"),
+                JsonBodies.optionalString(json, "cause"));
     }
 
     /** Refuses (400) any of {@code names} a requeue filter does not know. */

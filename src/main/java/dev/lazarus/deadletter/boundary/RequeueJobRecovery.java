@@ -61,7 +61,7 @@ public class RequeueJobRecovery {
     TimerRuns timerRuns;
 
     /** The check's name in {@link TimerRuns}. */
-    static final String SILENT_CHECK = "silent-requeue-jobs";
+    public static final String SILENT_CHECK = "silent-requeue-jobs";
     private static final Duration WATCHDOG_OVERDUE = Duration.ofMinutes(5);
 
     @Schedule(hour = "*", minute = "*", second = "${lazarus.requeue.silent-check-second:45}", persistent = true,

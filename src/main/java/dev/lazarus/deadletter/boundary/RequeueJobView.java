@@ -36,6 +36,7 @@ public record RequeueJobView(long id, String state, String requestedBy, JsonObje
         add(json, "from", filter.from());
         add(json, "to", filter.to());
         add(json, "error", filter.errorContains());
+        add(json, "cause", filter.cause());
         return json.build();
     }
 

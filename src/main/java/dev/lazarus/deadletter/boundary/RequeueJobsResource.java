@@ -45,9 +45,9 @@ public class RequeueJobsResource {
     public JsonObject dryRun(@QueryParam("reason") String reason, @QueryParam("status") String status,
                              @QueryParam("runId") String runId, @QueryParam("pipeline") String pipeline,
                              @QueryParam("step") String step, @QueryParam("from") String from, @QueryParam("to") String to,
-                             @QueryParam("error") String error, @Context UriInfo uri) {
+                             @QueryParam("error") String error, @QueryParam("cause") String cause, @Context UriInfo uri) {
         Filters.requireKnown(uri.getQueryParameters().keySet(), "query parameter");
-        DeadLetterFilter filter = Filters.of(reason, status, runId, true, pipeline, step, from, to, error);
+        DeadLetterFilter filter = Filters.of(reason, status, runId, true, pipeline, step, from, to, error, cause);
         return JSON.createObjectBuilder().add("matching", jobs.dryRun(filter)).add("filter", RequeueJobView.filterOf(filter)).build();
     }
 

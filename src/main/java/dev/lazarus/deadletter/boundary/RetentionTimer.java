@@ -22,7 +22,7 @@ public class RetentionTimer {
     private static final Logger LOG = Logger.getLogger(RetentionTimer.class.getName());
 
     /** The purge's name in {@link TimerRuns}. */
-    static final String NAME = "retention";
+    public static final String NAME = "retention";
 
     @Inject
     Retention retention;

@@ -7,6 +7,7 @@ import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepDispatcher;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.platform.control.Failures;
+import dev.lazarus.platform.control.Metrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSException;
@@ -35,6 +36,9 @@ public class DeadLetterOutcomes implements DeliveryOutcomes {
 
     @Inject
     RequeueService requeues;
+
+    @Inject
+    Metrics metrics;
 
     static DeadLetterReason reasonFor(Refusal refusal) {
         return switch (refusal) {
@@ -78,6 +82,7 @@ public class DeadLetterOutcomes implements DeliveryOutcomes {
             deadLetter = deadLetters.recordAlone(DeadLetterReport.stepGivenUp(step, message.runId(), message.generation(),
                     messageId, attempts, detail));
         } catch (RuntimeException e) {
+            metrics.diagnosticsWriteFailed("dead_letter");
             LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}); its message is parked in {2} without one,"
                     + " and the reconciler records it: {3}", new Object[] {message.idempotencyKey(), detail,
                     step.deadLetterQueue(), Failures.rootMessage(e)});

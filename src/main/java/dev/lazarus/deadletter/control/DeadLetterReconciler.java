@@ -5,6 +5,7 @@ import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.platform.control.Brokers;
 import dev.lazarus.platform.control.Failures;
+import dev.lazarus.platform.control.Metrics;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -53,6 +54,9 @@ public class DeadLetterReconciler {
 
     @Inject
     Brokers brokers;
+
+    @Inject
+    Metrics metrics;
 
     @Inject
     Pipelines pipelines;
@@ -125,6 +129,11 @@ public class DeadLetterReconciler {
             }
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not browse " + step.deadLetterQueue() + " on broker " + broker + ": " + e.getMessage());
+        }
+        metrics.reconcilerFinding("recorded", recorded);
+        metrics.reconcilerFinding("failed", failed);
+        if (failed > 0) {
+            metrics.diagnosticsWriteFailed("reconciler");
         }
         return new Result(recorded, 0, failed);
     }

@@ -115,7 +115,7 @@ public class DeadLetterService {
             if (report.runId() != null) {
                 deadLetter.forRun(report.runId(), run != null ? run.pipeline() : report.pipeline(), report.step(), report.generation());
                 if (run != null) {
-                    deadLetter.withRunSnapshot(snapshot(run));
+                    deadLetter.withRunSnapshot(snapshot(run)).withTrace(run.traceId());
                 }
             }
             return persist(deadLetter, report);
@@ -144,7 +144,8 @@ public class DeadLetterService {
         }
         DeadLetter deadLetter = newDeadLetter(report, reason, error, now)
                 .forRun(run.id(), run.pipeline(), report.step() != null ? report.step() : run.currentStep(), run.generation())
-                .withRunSnapshot(snapshot(run));
+                .withRunSnapshot(snapshot(run))
+                .withTrace(run.traceId());
         long stoppedGeneration = run.generation(); // a fencing dead letter moves the run past it
         run.deadLetter(report.fence(), now);
         runs.execution(run.id(), run.currentStep(), stoppedGeneration)
@@ -336,6 +337,23 @@ public class DeadLetterService {
             throw Problem.conflict(why);
         });
         long generation = run.requeue(now);
+        deadLetter.requeued(actor, method, now);
+        return generation;
+    }
+
+    /**
+     * Like {@link #resume}, but the stopped step is finished by hand (an output supplied, or skipped): the run goes on
+     * at {@code nextStep} (null: it completes) with {@code payload}, closing the dead letter, in the caller's
+     * transaction (which holds both rows locked and dispatches the next step).
+     *
+     * @return the generation of the next dispatch
+     * @throws Problem 409 if they do not agree (see {@link #whyNotResumable})
+     */
+    public long continueByHand(DeadLetter deadLetter, Run run, String actor, String method, String nextStep, String payload, Instant now) {
+        whyNotResumable(deadLetter, run).ifPresent(why -> {
+            throw Problem.conflict(why);
+        });
+        long generation = run.continueByHand(nextStep, payload, now);
         deadLetter.requeued(actor, method, now);
         return generation;
     }

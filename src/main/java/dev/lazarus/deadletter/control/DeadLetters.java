@@ -2,6 +2,7 @@ package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
+import dev.lazarus.deadletter.entity.Fingerprint;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.deadletter.entity.RequeueJob;
@@ -41,6 +42,50 @@ public class DeadLetters {
                 + " order by d.createdAt desc, d.id desc", DeadLetter.class);
         parameters.forEach(query::setParameter);
         return query.setFirstResult(offset).setMaxResults(limit).getResultList();
+    }
+
+    /** The most groups {@link #causes} lists; the rest are counted in its totals. */
+    static final int MAX_CAUSES = 50;
+
+    /**
+     * The dead letters of a filter grouped by cause (fingerprint), the largest group first, each described by its
+     * newest dead letter: one grouping query and one for the examples, whatever the number of dead letters.
+     */
+    public Causes causes(DeadLetterFilter filter) {
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<Object[]> query = em.createQuery("select d.fingerprint, count(d), sum(case when d.status in :openStatuses then 1 else 0 end),"
+                + " max(d.id) from DeadLetter d where " + where(filter, parameters) + " group by d.fingerprint order by count(d) desc, max(d.id) desc",
+                Object[].class);
+        parameters.forEach(query::setParameter);
+        query.setParameter("openStatuses", DeadLetterStatus.OPEN);
+        List<Object[]> rows = query.getResultList();
+        List<Long> examples = rows.stream().limit(MAX_CAUSES).map(row -> ((Number) row[3]).longValue()).toList();
+        Map<Long, DeadLetter> byId = new HashMap<>();
+        if (!examples.isEmpty()) {
+            em.createQuery("select d from DeadLetter d where d.id in :ids", DeadLetter.class).setParameter("ids", examples)
+                    .getResultStream().forEach(d -> byId.put(d.id(), d));
+        }
+        List<Cause> groups = new ArrayList<>();
+        for (Object[] row : rows.subList(0, examples.size())) {
+            DeadLetter example = byId.get(((Number) row[3]).longValue());
+            groups.add(new Cause((String) row[0], ((Number) row[1]).longValue(), ((Number) row[2]).longValue(), example.reason(),
+                    example.exceptionClass(), Fingerprint.topFrame(example.stackTrace()), example.errorMessage(), example.stepName(),
+                    example.id(), example.createdAt()));
+        }
+        long total = rows.stream().mapToLong(row -> ((Number) row[1]).longValue()).sum();
+        return new Causes(rows.size(), total, groups);
+    }
+
+    /** {@code causes} groups of {@code deadLetters} in all; {@code groups} the largest of them. */
+    public record Causes(int causes, long deadLetters, List<Cause> groups) {
+    }
+
+    /**
+     * One cause: its fingerprint ({@code cause}, the filter value), how many dead letters share it (and how many are
+     * open), and what its newest one says.
+     */
+    public record Cause(String cause, long count, long open, DeadLetterReason reason, String exceptionClass, String topFrame,
+                        String exampleError, String exampleStep, long exampleId, Instant newest) {
     }
 
     public long count(DeadLetterFilter filter) {
@@ -119,6 +164,7 @@ public class DeadLetters {
         condition(conditions, parameters, "d.status in :open", "open", filter.openOnly() ? DeadLetterStatus.OPEN : null);
         condition(conditions, parameters, "d.pipeline = :pipeline", "pipeline", filter.pipeline());
         condition(conditions, parameters, "d.stepName = :step", "step", filter.step());
+        condition(conditions, parameters, "d.fingerprint = :cause", "cause", filter.cause());
         condition(conditions, parameters, "d.createdAt >= :from", "from", filter.from());
         condition(conditions, parameters, "d.createdAt < :to", "to", filter.to());
         condition(conditions, parameters, "lower(d.errorMessage) like :error escape '!'", "error",

@@ -1,5 +1,10 @@
 package dev.lazarus.deadletter.control;
 
+import static dev.lazarus.platform.control.Jsonp.JSON;
+import jakarta.json.JsonObjectBuilder;
+import dev.lazarus.platform.control.Jsonp;
+import dev.lazarus.pipeline.control.PipelineDefinition;
+import dev.lazarus.deadletter.entity.DeadLetterAction;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.pipeline.control.Pipelines;
@@ -79,6 +84,10 @@ public class RequeueService {
     @Resource
     SessionContext session;
 
+    @Inject
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "lazarus.run.max-payload-bytes", defaultValue = "65536")
+    int maxPayloadBytes;
+
     /** Requeues one dead letter, or says exactly why it cannot (404, 409). */
     public DeadLetter requeue(long deadLetterId) {
         DeadLetter deadLetter = em.find(DeadLetter.class, deadLetterId, LockModeType.PESSIMISTIC_WRITE);
@@ -92,6 +101,108 @@ public class RequeueService {
         LOG.log(Level.INFO, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {target.run().id(), target.step().name(),
                 operator, deadLetter.requeueMethod()});
         return deadLetter;
+    }
+
+    /** How an operator fixes a stopped run by hand before it goes on. */
+    public enum Fix {
+        /** Replace the run's payload, then requeue the stopped step. */
+        EDIT_PAYLOAD(DeadLetterAction.PAYLOAD_EDITED),
+        /** Finish the stopped step with an output the operator supplies; the run goes on at the next step. */
+        COMPLETE_STEP(DeadLetterAction.STEP_COMPLETED_BY_HAND),
+        /** Skip the stopped step (its pipeline must declare it skippable); the run goes on with its payload unchanged. */
+        SKIP_STEP(DeadLetterAction.STEP_SKIPPED);
+
+        private final DeadLetterAction action;
+
+        Fix(DeadLetterAction action) {
+            this.action = action;
+        }
+
+        /** The requeue method it is recorded as (and counted by). */
+        public String method() {
+            return action.name();
+        }
+    }
+
+    /**
+     * Fixes the run a dead letter stopped, by hand, and lets it go on, or says exactly why not (404, 409): who (the
+     * caller), why ({@code note}, required) and what changed go into the dead letter's audit trail, and the run goes on
+     * under a new generation like any requeue (so copies of the stopped dispatch are stale, and the loop guard counts
+     * it). Its DLQ message is taken out: the run no longer needs it.
+     *
+     * @param json the new payload ({@link Fix#EDIT_PAYLOAD}) or the step's output ({@link Fix#COMPLETE_STEP}) as JSON
+     *             text: a JSON object within {@code lazarus.run.max-payload-bytes} (400, 413 otherwise); null for
+     *             {@link Fix#SKIP_STEP}
+     */
+    public DeadLetter fixAndContinue(long deadLetterId, Fix fix, String json, String note) {
+        DeadLetter deadLetter = em.find(DeadLetter.class, deadLetterId, LockModeType.PESSIMISTIC_WRITE);
+        if (deadLetter == null) {
+            throw Problem.notFound("no dead letter " + deadLetterId);
+        }
+        if (note == null || note.isBlank()) {
+            throw Problem.badRequest("a note is required: say why the run is changed by hand");
+        }
+        if (fix == Fix.SKIP_STEP && json != null) {
+            throw Problem.badRequest("a skip takes no payload or output");
+        }
+        if (fix != Fix.SKIP_STEP) {
+            json = jsonObject(json, fix == Fix.EDIT_PAYLOAD ? "payload" : "output");
+        }
+        Target target = target(deadLetter).orElseThrow(() -> Problem.conflict(whyNot(deadLetter)));
+        Run run = target.run();
+        PipelineDefinition pipeline = pipelines.find(run.pipeline()).orElseThrow();
+        if (fix == Fix.SKIP_STEP && !target.step().skippable()) {
+            throw Problem.conflict("step " + target.step().name() + " of pipeline " + pipeline.name() + " is not skippable (its"
+                    + " pipeline does not declare it so: the steps after it need its output); requeue it, edit the payload,"
+                    + " or complete it with an output instead");
+        }
+        String operator = session.getCallerPrincipal().getName();
+        Instant now = clock.instant();
+        String before = run.payload();
+        JsonObjectBuilder detail = JSON.createObjectBuilder().add("step", target.step().name()).add("dispatch", run.generation());
+        switch (fix) {
+            case EDIT_PAYLOAD -> detail.add("payloadBefore", Jsonp.valueOf(before)).add("payloadAfter", Jsonp.valueOf(json));
+            case COMPLETE_STEP -> detail.add("output", Jsonp.valueOf(json));
+            case SKIP_STEP -> detail.add("skipped", true);
+        }
+        deadLetter.fixedByHand(fix.action, operator, note, detail.build().toString(), now);
+        deadLetterQueues.take(target.step().deadLetterQueue(), List.of(deadLetter)); // not needed any more either way
+        if (fix == Fix.EDIT_PAYLOAD) {
+            run.editPayload(json, now);
+            requeue(target, operator, fix.method(), now);
+        } else {
+            Optional<StepDefinition> next = pipeline.after(target.step().name());
+            long generation = deadLetterService.continueByHand(deadLetter, run, operator, fix.method(), next.map(StepDefinition::name).orElse(null),
+                    fix == Fix.COMPLETE_STEP ? json : before, now);
+            next.ifPresent(step -> dispatcher.redispatch(step, new StepMessage(run.id(), step.name(), generation),
+                    new StepDispatcher.Requeue(run.requeueCount(), operator, now), run.traceId()));
+        }
+        LOG.log(Level.INFO, "Run {0}: {1} by {2} at step {3}: {4}", new Object[] {run.id(), fix, operator, target.step().name(), note});
+        return deadLetter;
+    }
+
+    /** The text as compact JSON if it is a JSON object within the payload limit; a 400 or 413 problem otherwise. */
+    private String jsonObject(String text, String name) {
+        if (text == null || text.isBlank()) {
+            throw Problem.badRequest("'" + name + "' is required: a JSON object");
+        }
+        if (text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > maxPayloadBytes * 2L) {
+            throw Problem.tooLarge("'" + name + "' is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
+        }
+        jakarta.json.JsonValue value;
+        try (var reader = JSON.createReader(new java.io.StringReader(text))) {
+            value = reader.readValue();
+        } catch (jakarta.json.JsonException | IllegalStateException e) {
+            throw Problem.badRequest("'" + name + "' is not JSON: " + Text.truncate(e.getMessage(), 200));
+        }
+        if (value.getValueType() != jakarta.json.JsonValue.ValueType.OBJECT) {
+            throw Problem.badRequest("'" + name + "' must be a JSON object, not " + value.getValueType().name().toLowerCase());
+        }
+        String compact = value.toString();
+        if (compact.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > maxPayloadBytes) {
+            throw Problem.tooLarge("'" + name + "' is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
+        }
+        return compact;
     }
 
     /**
@@ -175,7 +286,7 @@ public class RequeueService {
         Run run = target.run();
         long generation = deadLetterService.resume(target.deadLetter(), run, operator, method, now);
         dispatcher.redispatch(target.step(), new StepMessage(run.id(), target.step().name(), generation),
-                new StepDispatcher.Requeue(run.requeueCount(), operator, now));
+                new StepDispatcher.Requeue(run.requeueCount(), operator, now), run.traceId());
         LOG.log(Level.FINE, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {run.id(), target.step().name(), operator, method});
     }
 

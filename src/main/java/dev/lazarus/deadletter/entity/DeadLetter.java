@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.entity;
 import jakarta.persistence.CascadeType;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
+import jakarta.persistence.EntityListeners;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
 import jakarta.persistence.GeneratedValue;
@@ -11,7 +12,9 @@ import jakarta.persistence.Id;
 import jakarta.persistence.SequenceGenerator;
 import jakarta.persistence.OneToMany;
 import jakarta.persistence.OrderBy;
+import jakarta.persistence.PostLoad;
 import jakarta.persistence.Table;
+import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
 import java.time.Duration;
 import dev.lazarus.platform.control.Text;
@@ -41,6 +44,7 @@ import java.util.UUID;
  */
 @Entity
 @Table(name = "dead_letter")
+@EntityListeners(dev.lazarus.deadletter.control.DeadLetterChanges.class)
 public class DeadLetter {
 
     /** The size of the run snapshot column. */
@@ -139,8 +143,20 @@ public class DeadLetter {
     @OrderBy("at, id")
     private List<DeadLetterEvent> events = new ArrayList<>();
 
+    /** What its cause looks like ({@link Fingerprint}): dead letters with the same cause share it. */
+    @Column(length = 16)
+    private String fingerprint;
+
+    /** The trace of the run (or message) it is about, if it carried one: the way from here to the run's spans. */
+    @Column(name = "trace_id", length = 32)
+    private String traceId;
+
     @Version
     private long version;
+
+    /** The status it had when read or when its last change was reported. */
+    @Transient
+    private DeadLetterStatus reportedStatus;
 
     protected DeadLetter() {
         // for JPA
@@ -148,6 +164,7 @@ public class DeadLetter {
 
     public DeadLetter(DeadLetterReason reason, String queue, String deadLetterQueue, String detectedBy, Instant now) {
         this.reason = Objects.requireNonNull(reason, "reason");
+        this.fingerprint = Fingerprint.of(reason, null, null, null); // until the error is known (withError)
         this.queue = Objects.requireNonNull(queue, "queue");
         this.deadLetterQueue = Objects.requireNonNull(deadLetterQueue, "deadLetterQueue");
         this.detectedBy = Objects.requireNonNull(detectedBy, "detectedBy");
@@ -181,7 +198,30 @@ public class DeadLetter {
         this.errorMessage = Text.truncate(message, 4000);
         this.stackTrace = Text.truncate(trace, 16000);
         this.attempts = attemptCount;
+        this.fingerprint = Fingerprint.of(reason, exceptionClass, stackTrace, errorMessage);
         return this;
+    }
+
+    /** The trace it belongs to: 32 hex digits, anything else (a property set by hand) is ignored. */
+    public DeadLetter withTrace(String trace) {
+        if (trace != null && trace.matches("[0-9a-f]{32}")) {
+            this.traceId = trace;
+        }
+        return this;
+    }
+
+    public String traceId() { return traceId; }
+
+    public String fingerprint() { return fingerprint; }
+
+    /** The status last reported (null for one created in this transaction). */
+    public DeadLetterStatus reportedStatus() {
+        return reportedStatus;
+    }
+
+    @PostLoad
+    public void statusReported() {
+        reportedStatus = status;
     }
 
     /** The run as it stopped; {@code snapshot} must fit its column ({@link #MAX_SNAPSHOT} characters). */
@@ -253,6 +293,22 @@ public class DeadLetter {
         requeuedBy = operator;
         requeueMethod = method;
         requeuedAt = now;
+    }
+
+    /**
+     * An operator changed the run by hand before it goes on ({@code action}: the payload edited, the step completed
+     * with their output, or skipped): who, why ({@code note}, required) and what ({@code detail}, JSON) go into the
+     * audit trail. The requeue that follows closes the dead letter.
+     */
+    public void fixedByHand(DeadLetterAction action, String operator, String note, String detail, Instant now) {
+        if (action != DeadLetterAction.PAYLOAD_EDITED && action != DeadLetterAction.STEP_COMPLETED_BY_HAND && action != DeadLetterAction.STEP_SKIPPED) {
+            throw new IllegalArgumentException(action + " is not a fix by hand");
+        }
+        if (!isOpen()) {
+            throw new IllegalStateException("dead letter " + id + " is already " + status);
+        }
+        events.add(new DeadLetterEvent(this, now, requireActor(operator), action, status, status, requireNote(note)).withDetail(detail));
+        updatedAt = now;
     }
 
     /** The cause was dealt with outside Lazarus; the run stays where it stopped. */

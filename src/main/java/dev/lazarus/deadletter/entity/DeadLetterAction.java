@@ -8,6 +8,12 @@ public enum DeadLetterAction {
     REQUEUED,
     RESOLVED,
     DISCARDED,
+    /** An operator replaced the run's payload before requeueing it (the event's detail has both). */
+    PAYLOAD_EDITED,
+    /** An operator finished the stopped step with an output they supplied; the run went on to the next step. */
+    STEP_COMPLETED_BY_HAND,
+    /** An operator skipped the stopped step (one its pipeline declares skippable); the run went on without it. */
+    STEP_SKIPPED,
     /** The reconciler no longer finds the message in the DLQ (purged or moved by hand). */
     DLQ_MESSAGE_MISSING,
     /** The reconciler finds the message again. */

@@ -50,6 +50,10 @@ public class DeadLetterEvent {
     @Column(length = 4000)
     private String note;
 
+    /** What was changed, as JSON (a fix by hand: the payload before and after, the output supplied), or null. */
+    @Column(length = 300_000)
+    private String detail;
+
     protected DeadLetterEvent() {
         // for JPA
     }
@@ -65,6 +69,11 @@ public class DeadLetterEvent {
         this.note = note;
     }
 
+    DeadLetterEvent withDetail(String changed) {
+        this.detail = changed;
+        return this;
+    }
+
     public Long id() { return id; }
     public Instant at() { return at; }
     public String actor() { return actor; }
@@ -72,4 +81,5 @@ public class DeadLetterEvent {
     public DeadLetterStatus fromStatus() { return fromStatus; }
     public DeadLetterStatus toStatus() { return toStatus; }
     public String note() { return note; }
+    public String detail() { return detail; }
 }

@@ -5,20 +5,28 @@ import java.util.UUID;
 
 /**
  * Which dead letters an operator means: by reason, status, run, pipeline, step, time window (created at or
- * after {@code from}, before {@code to}) and a piece of the error text (any case). Null means any. The
+ * after {@code from}, before {@code to}), a piece of the error text (any case) and cause (a {@link Fingerprint}).
+ * Null means any. The
  * lists, the dry run and the bulk requeue all select with the same filter.
  */
 public record DeadLetterFilter(DeadLetterReason reason, DeadLetterStatus status, UUID runId, boolean openOnly,
-                               String pipeline, String step, Instant from, Instant to, String errorContains) {
+                               String pipeline, String step, Instant from, Instant to, String errorContains, String cause) {
 
-    public static final DeadLetterFilter ALL = new DeadLetterFilter(null, null, null, false, null, null, null, null, null);
+    public static final DeadLetterFilter ALL = new DeadLetterFilter(null, null, null, false, null, null, null, null, null, null);
 
     public DeadLetterFilter {
+        if (cause != null && cause.isBlank()) {
+            cause = null;
+        }
         if (errorContains != null && errorContains.isBlank()) {
             errorContains = null;
         }
         if (errorContains != null && errorContains.length() > 200) {
             throw new IllegalArgumentException("the error text to look for has at most 200 characters");
+        }
+        if (cause != null && !cause.matches("[0-9a-f]{16}")) {
+            throw new IllegalArgumentException("a cause is a fingerprint of 16 hexadecimal digits (as the list of causes shows it), was '"
+                    + cause + "'");
         }
         if (from != null && to != null && !from.isBefore(to)) {
             throw new IllegalArgumentException("the time window is empty: from " + from + " is not before to " + to);
@@ -26,6 +34,6 @@ public record DeadLetterFilter(DeadLetterReason reason, DeadLetterStatus status,
     }
 
     public DeadLetterFilter open() {
-        return new DeadLetterFilter(reason, status, runId, true, pipeline, step, from, to, errorContains);
+        return new DeadLetterFilter(reason, status, runId, true, pipeline, step, from, to, errorContains, cause);
     }
 }

@@ -51,6 +51,10 @@ public class RequeueJob {
     @Column(nullable = false, length = 20)
     private State state;
 
+    /** The cause (fingerprint) it requeues, if it was started from one group of causes. */
+    @Column(name = "filter_fingerprint", length = 16)
+    private String filterCause;
+
     @Enumerated(EnumType.STRING)
     @Column(name = "filter_reason", length = 40)
     private DeadLetterReason filterReason;
@@ -145,6 +149,7 @@ public class RequeueJob {
         this.filterFrom = filter.from();
         this.filterTo = filter.to();
         this.filterError = filter.errorContains();
+        this.filterCause = filter.cause();
         this.ratePerSecond = ratePerSecond;
         this.total = total;
         this.requestedBy = Objects.requireNonNull(requestedBy, "requestedBy");
@@ -157,7 +162,7 @@ public class RequeueJob {
     /** The dead letters this job requeues: open ones matching its filter (and no newer than {@link #maxDeadLetterId}). */
     public DeadLetterFilter filter() {
         return new DeadLetterFilter(filterReason, filterStatus, filterRunId, true, filterPipeline, filterStep, filterFrom, filterTo,
-                filterError);
+                filterError, filterCause);
     }
 
     /**

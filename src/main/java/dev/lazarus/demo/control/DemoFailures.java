@@ -4,6 +4,8 @@ import dev.lazarus.pipeline.control.PermanentStepFailure;
 import dev.lazarus.pipeline.control.StepContext;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
 import java.time.Duration;
 
 /**
@@ -44,8 +46,9 @@ final class DemoFailures {
                     + " on every attempt") + " (attempt " + context.attempt() + " of " + context.maxAttempts() + ")");
             case "until-requeued" -> {
                 if (context.requeueCount() == 0) {
-                    throw new IllegalStateException("simulated outage in " + context.step()
-                            + ": fails until an operator requeues the run");
+                    // a downstream system away: another exception than the other modes', so it is another cause
+                    throw new UncheckedIOException(new ConnectException("simulated outage in " + context.step()
+                            + ": fails until an operator requeues the run"));
                 }
             }
             case "permanent" -> throw new PermanentStepFailure("simulated permanent failure in " + context.step()

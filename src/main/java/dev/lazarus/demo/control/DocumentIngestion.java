@@ -33,6 +33,8 @@ public class DocumentIngestion implements Pipeline {
                 .step("index", INDEX_QUEUE, IndexDocument.class,
                         RetryPolicy.attempts(5).delay(Duration.ofMillis(200)).multiplier(2).cap(Duration.ofSeconds(2)),
                         Staleness.DEFAULTS.stuckAfter(Duration.ofMinutes(2)))
+                // A document that cannot be indexed can still be kept: an operator may skip indexing it.
+                .skippable()
                 .build();
     }
 }

@@ -11,10 +11,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
-/** A run as the API shows it: its state, its step executions and, if it has one, its latest dead letter. */
+/**
+ * A run as the API shows it: its state, its step executions and, if it has one, its latest dead letter; {@code traceId}
+ * is the trace its spans belong to (look it up in the tracing backend).
+ */
 public record RunView(UUID id, String pipeline, String state, boolean deadLettered, String currentStep, long generation,
                       int requeueCount, Instant createdAt, Instant updatedAt, Instant heartbeatAt, Instant finishedAt,
-                      JsonObject payload, List<StepView> steps, JsonObject deadLetter) {
+                      String traceId, JsonObject payload, List<StepView> steps, JsonObject deadLetter) {
 
     public static RunView summary(Run run) {
         return of(run, null, null);
@@ -23,7 +26,7 @@ public record RunView(UUID id, String pipeline, String state, boolean deadLetter
     public static RunView of(Run run, List<StepExecution> steps, JsonObject deadLetter) {
         return new RunView(run.id(), run.pipeline(), run.state().name(), run.state() == RunState.DEAD_LETTERED,
                 run.currentStep(), run.generation(), run.requeueCount(), run.createdAt(), run.updatedAt(),
-                run.heartbeatAt(), run.finishedAt(),
+                run.heartbeatAt(), run.finishedAt(), run.traceId(),
                 steps == null ? null : JSON.createReader(new StringReader(run.payload())).readObject(),
                 steps == null ? null : steps.stream().map(StepView::of).toList(), deadLetter);
     }

@@ -1,5 +1,10 @@
 package dev.lazarus.pipeline.boundary;
 
+import dev.lazarus.pipeline.control.StepMessage;
+import dev.lazarus.platform.control.Tracing;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import jakarta.jms.JMSException;
 import dev.lazarus.pipeline.control.StepProcessor;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ActivationConfigProperty;
@@ -36,6 +41,9 @@ public abstract class StepConsumer implements MessageListener {
     @Inject
     StepProcessor processor;
 
+    @Inject
+    Tracing tracing;
+
     @Resource
     MessageDrivenContext context;
 
@@ -44,17 +52,30 @@ public abstract class StepConsumer implements MessageListener {
 
     @Override
     public void onMessage(Message message) {
+        // one span per delivery, the child of the span that dispatched it: the run's trace goes on through its steps
+        Span span = tracing.consume(message, queue(), property(message, StepMessage.RUN_ID), property(message, StepMessage.STEP));
         StepProcessor.Outcome outcome;
-        try {
+        try (Scope scope = span.makeCurrent()) {
             outcome = processor.process(message, queue());
         } catch (RuntimeException e) {
             // the broker or the database failed under the consumer (parking, a requeue): nothing is lost, the
             // broker redelivers and it is decided again
             LOG.log(Level.WARNING, "Could not settle a delivery; the broker redelivers it", e);
+            span.recordException(e);
             outcome = StepProcessor.Outcome.ROLL_BACK;
         }
         if (outcome == StepProcessor.Outcome.ROLL_BACK) {
+            Tracing.failed(span, "rolled back: the broker delivers it again, or parks it in the dead-letter queue");
             context.setRollbackOnly();
+        }
+        span.end();
+    }
+
+    private static String property(Message message, String name) {
+        try {
+            return message.getStringProperty(name);
+        } catch (JMSException | RuntimeException e) {
+            return null; // not a string, or sent by hand without it: the span goes without it
         }
     }
 

@@ -62,7 +62,17 @@ public final class PipelineDefinition {
 
         public Builder step(String stepName, String queue, Class<? extends StepHandler> handler, RetryPolicy policy,
                             Staleness staleness) {
-            steps.add(new StepDefinition(name, stepName, queue, handler, policy, staleness));
+            steps.add(new StepDefinition(name, stepName, queue, handler, policy, staleness, false));
+            return this;
+        }
+
+        /** The step declared last may be skipped by an operator when it is dead-lettered. */
+        public Builder skippable() {
+            if (steps.isEmpty()) {
+                throw new IllegalStateException("skippable() follows the step it makes skippable");
+            }
+            StepDefinition last = steps.remove(steps.size() - 1);
+            steps.add(new StepDefinition(last.pipeline(), last.name(), last.queue(), last.handler(), last.retryPolicy(), last.staleness(), true));
             return this;
         }
 

@@ -6,6 +6,8 @@ import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
 import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Tracing;
+import io.opentelemetry.context.Scope;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
 import jakarta.annotation.Resource;
@@ -42,6 +44,9 @@ public class Runs {
 
     @Inject
     StepDispatcher dispatcher;
+
+    @Inject
+    Tracing tracing;
 
     @Inject
     Clock clock;
@@ -85,11 +90,18 @@ public class Runs {
         if (key != null) {
             run.submittedAs(key, digest);
         }
-        em.persist(run);
-        // Write the row before the message is sent: the database then joins the XA transaction first and
-        // commits first, so a consumer never receives the message before it can read the run.
-        em.flush();
-        dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()));
+        Tracing.RunSpan trace = tracing.startRun(pipeline.name(), false);
+        try (Scope scope = trace.scope()) {
+            run.tracedAs(trace.traceId());
+            trace.identify(run.id());
+            em.persist(run);
+            // Write the row before the message is sent: the database then joins the XA transaction first and
+            // commits first, so a consumer never receives the message before it can read the run.
+            em.flush();
+            dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()), run.traceId());
+        } finally {
+            trace.end();
+        }
         return new Started(run, true);
     }
 
@@ -149,6 +161,11 @@ public class Runs {
             if (key != null) {
                 run.submittedAs(keys.get(i), digests.get(i));
             }
+            // each run of a batch is a trace of its own, linked to the request's
+            Tracing.RunSpan trace = tracing.startRun(pipeline.name(), true);
+            run.tracedAs(trace.traceId());
+            trace.identify(run.id());
+            trace.end();
             em.persist(run);
             started.add(run);
         }
@@ -156,7 +173,7 @@ public class Runs {
         for (int i = 0; i < started.size(); i++) {
             StepDefinition first = definitions.get(i).first();
             Run run = started.get(i);
-            dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()));
+            dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()), run.traceId());
         }
         return new StartedBatch(started, true);
     }

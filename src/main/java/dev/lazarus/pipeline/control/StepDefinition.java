@@ -4,10 +4,12 @@ import java.util.Objects;
 
 /**
  * One step of a pipeline: its handler, the queue its messages travel on, its retry policy and its
- * staleness thresholds (how long it may sit in each state before the sweeper gives up on it).
+ * staleness thresholds (how long it may sit in each state before the sweeper gives up on it). A {@code skippable}
+ * step is one an operator may skip when it is dead-lettered: the run goes on without it (the pipeline says whether
+ * the steps after it can do without its output).
  */
 public record StepDefinition(String pipeline, String name, String queue, Class<? extends StepHandler> handler,
-                             RetryPolicy retryPolicy, Staleness staleness) {
+                             RetryPolicy retryPolicy, Staleness staleness, boolean skippable) {
 
     /** Prefix of every step's own dead-letter queue: {@code DLQ.<queue>}. */
     public static final String DEAD_LETTER_QUEUE_PREFIX = "DLQ.";

@@ -1,6 +1,7 @@
 package dev.lazarus.pipeline.control;
 
 import dev.lazarus.platform.control.Destinations;
+import dev.lazarus.platform.control.Tracing;
 import dev.lazarus.platform.control.MessageProperties;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -30,19 +31,24 @@ public class StepDispatcher {
     @Inject
     Destinations destinations;
 
-    public void dispatch(StepDefinition step, StepMessage message) {
-        send(step, message, null);
+    @Inject
+    Tracing tracing;
+
+    /** @param runTraceId the run's trace, which the message joins (see {@link Tracing#inject}); null if it has none */
+    public void dispatch(StepDefinition step, StepMessage message, String runTraceId) {
+        send(step, message, null, runTraceId);
     }
 
     /** A dispatch made by an operator's requeue: the message says how often, by whom and when. */
-    public void redispatch(StepDefinition step, StepMessage message, Requeue provenance) {
-        send(step, message, provenance);
+    public void redispatch(StepDefinition step, StepMessage message, Requeue provenance, String runTraceId) {
+        send(step, message, provenance, runTraceId);
     }
 
-    private void send(StepDefinition step, StepMessage message, Requeue provenance) {
+    private void send(StepDefinition step, StepMessage message, Requeue provenance, String runTraceId) {
         try {
             TextMessage text = jms.createTextMessage(message.toJson());
             message.writeProperties(text);
+            tracing.inject(text, runTraceId);
             if (provenance != null) {
                 text.setIntProperty(StepMessage.REQUEUE_COUNT, provenance.count());
                 text.setStringProperty(StepMessage.REQUEUED_BY, provenance.by());

@@ -209,7 +209,7 @@ public class StepLedger {
         Optional<StepDefinition> next = pipelines.find(run.pipeline()).flatMap(p -> p.after(step.name()));
         if (next.isPresent()) {
             run.advanceTo(next.get().name(), output, now);
-            dispatcher.dispatch(next.get(), new StepMessage(run.id(), next.get().name(), run.generation()));
+            dispatcher.dispatch(next.get(), new StepMessage(run.id(), next.get().name(), run.generation()), run.traceId());
         } else {
             run.complete(output, now);
             LOG.log(Level.INFO, "Run {0} of {1} completed", new Object[] {run.id(), run.pipeline()});

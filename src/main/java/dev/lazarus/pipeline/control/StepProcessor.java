@@ -5,6 +5,7 @@ import static dev.lazarus.platform.control.Jsonp.JSON;
 import dev.lazarus.pipeline.control.DeliveryOutcomes.Refusal;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Failures;
+import dev.lazarus.platform.control.Metrics;
 import jakarta.annotation.Resource;
 import jakarta.ejb.EJBException;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
@@ -117,6 +118,9 @@ public class StepProcessor {
     /** What follows a delivery that does not end in its step's success: the dead-letter feature's business. */
     @Inject
     DeliveryOutcomes outcomes;
+
+    @Inject
+    Metrics metrics;
 
     /** @param queue the queue the consumer serves (from its activation config) */
     public Outcome process(Message message, String queue) {
@@ -294,6 +298,7 @@ public class StepProcessor {
                 step.retryPolicy().maxDeliveryAttempts(), admission.failuresBefore(), admission.requeueCount(),
                 message.idempotencyKey(), parse(ledger.payload(message)));
         String output;
+        long started = System.nanoTime();
         try (Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
             JsonObject result = handler.get().handle(context);
             if (result == null) {
@@ -304,6 +309,7 @@ public class StepProcessor {
                 throw new StepOutputTooLarge(step.name(), output.length(), Run.MAX_PAYLOAD);
             }
         } catch (Exception e) {
+            metrics.stepExecuted(step.pipeline(), step.name(), false, Duration.ofNanos(System.nanoTime() - started));
             if (inline != null) {
                 inline.writeNow(); // a failure is recorded against a written attempt, as for any other delivery
             }
@@ -313,6 +319,7 @@ public class StepProcessor {
             }
             return failed(message, step, admission, StepDispatcher.firstMessageId(delivered), e);
         }
+        metrics.stepExecuted(step.pipeline(), step.name(), true, Duration.ofNanos(System.nanoTime() - started));
         if (inline != null) {
             inline.finish();
         }
@@ -320,6 +327,7 @@ public class StepProcessor {
             ledger.succeeded(message, step, output, inline);
             return Outcome.COMMIT;
         } catch (EJBException | PersistenceException e) {
+            metrics.diagnosticsWriteFailed("step_success");
             LOG.log(Level.WARNING, "Could not record the success of {0}, the broker will redeliver: {1}",
                     new Object[] {message.idempotencyKey(), Failures.rootMessage(e)});
             return Outcome.ROLL_BACK;
@@ -336,9 +344,11 @@ public class StepProcessor {
                             + " after {5}: {6}", new Object[] {message.runId(), step.name(), attempt, admission.failuresBefore() + 1,
                             step.retryPolicy().maxDeliveryAttempts(), step.retryPolicy().delayBefore(admission.failuresBefore() + 2),
                             String.valueOf(failure)});
+            metrics.stepRetried(step.pipeline(), step.name());
             try {
                 ledger.attemptFailed(message, step, failure);
             } catch (RuntimeException e) {
+                metrics.diagnosticsWriteFailed("failed_attempt");
                 LOG.log(Level.WARNING, "Could not record the failed attempt of {0}; it counts as interrupted: {1}",
                         new Object[] {message.idempotencyKey(), Failures.rootMessage(e)});
             }
@@ -356,12 +366,14 @@ public class StepProcessor {
         try {
             outcomes.failedForGood(declaredPermanent, step, message, attempt, messageId, failure);
         } catch (RuntimeException e) {
+            metrics.diagnosticsWriteFailed("dead_letter");
             LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}: {2}); its next delivery tries again: {3}",
                     new Object[] {message.idempotencyKey(), declaredPermanent ? "declared permanent" : "attempts used",
                             String.valueOf(failure), Failures.rootMessage(e)});
             try {
                 ledger.attemptFailed(message, step, failure); // counted, so the next delivery gives up instead of retrying
             } catch (RuntimeException alsoFailed) {
+                metrics.diagnosticsWriteFailed("failed_attempt");
                 LOG.log(Level.SEVERE, "Could not record the failed attempt of {0} either: {1}",
                         new Object[] {message.idempotencyKey(), Failures.rootMessage(alsoFailed)});
             }

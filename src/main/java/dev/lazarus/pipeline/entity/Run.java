@@ -2,10 +2,13 @@ package dev.lazarus.pipeline.entity;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
+import jakarta.persistence.EntityListeners;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
 import jakarta.persistence.Id;
+import jakarta.persistence.PostLoad;
 import jakarta.persistence.Table;
+import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
 import java.time.Instant;
 import java.util.Objects;
@@ -23,6 +26,7 @@ import java.util.UUID;
  */
 @Entity
 @Table(name = "run")
+@EntityListeners(dev.lazarus.pipeline.control.RunChanges.class)
 public class Run {
 
     /** The size of the payload column: no step output may be larger. */
@@ -74,8 +78,16 @@ public class Run {
     @Column(name = "submission_digest", length = 64)
     private String submissionDigest;
 
+    /** The trace (W3C trace id, 32 hex digits) the run's spans belong to, from its submission on. */
+    @Column(name = "trace_id", length = 32)
+    private String traceId;
+
     @Version
     private long version;
+
+    /** Where the run was when it was read or its last change was reported: tells a change of place from other writes. */
+    @Transient
+    private Place reported;
 
     protected Run() {
         // for JPA
@@ -167,6 +179,39 @@ public class Run {
         return generation;
     }
 
+    /** An operator replaced the payload of the stopped run (it is requeued next, and the step gets the new one). */
+    public void editPayload(String newPayload, Instant now) {
+        if (state != RunState.DEAD_LETTERED) {
+            throw new IllegalStateException("run " + id + " is " + state + ", only a dead-lettered run's payload can be edited");
+        }
+        payload = Objects.requireNonNull(newPayload, "newPayload");
+        updatedAt = now;
+    }
+
+    /**
+     * An operator finished the stopped step by hand (with an output they supplied, or by skipping it, the payload
+     * unchanged): the run goes on at {@code nextStep} under a new generation, counted like a requeue; with no next
+     * step it is complete. Returns the generation of the next dispatch.
+     */
+    public long continueByHand(String nextStep, String newPayload, Instant now) {
+        if (state != RunState.DEAD_LETTERED) {
+            throw new IllegalStateException("run " + id + " is " + state + ", only a dead-lettered run can be continued by hand");
+        }
+        generation++;
+        requeueCount++;
+        payload = Objects.requireNonNull(newPayload, "newPayload");
+        updatedAt = now;
+        if (nextStep == null) {
+            state = RunState.COMPLETED;
+            finishedAt = now;
+        } else {
+            currentStep = nextStep;
+            state = RunState.PENDING;
+            finishedAt = null;
+        }
+        return generation;
+    }
+
     /**
      * Its dead-lettered message came back on its own (an operator used Retry in the Artemis console): resume
      * at the current step under a new generation, counted like a requeue.
@@ -207,4 +252,32 @@ public class Run {
     public Instant updatedAt() { return updatedAt; }
     public Instant heartbeatAt() { return heartbeatAt; }
     public Instant finishedAt() { return finishedAt; }
+
+    /** Names the trace the run's spans belong to; once, when it is started. */
+    public void tracedAs(String trace) {
+        if (traceId == null && trace != null && trace.matches("[0-9a-f]{32}")) {
+            traceId = trace;
+        }
+    }
+
+    public String traceId() { return traceId; }
+
+    /** The run's place: its state, step and dispatch. */
+    public record Place(RunState state, String step, long generation) {
+    }
+
+    public Place place() {
+        return new Place(state, currentStep, generation);
+    }
+
+    /** Where the run was when read (or last reported); null for a run created in this transaction. */
+    public Place reportedPlace() {
+        return reported;
+    }
+
+    /** Its current place has been reported (or was read from the database, where it was reported when written). */
+    @PostLoad
+    public void placeReported() {
+        reported = place();
+    }
 }

@@ -3,6 +3,7 @@ package dev.lazarus.sweep.control;
 import dev.lazarus.deadletter.control.DeadLetterReconciler;
 import dev.lazarus.sweep.control.StalenessRules.Kind;
 import dev.lazarus.platform.control.Failures;
+import dev.lazarus.platform.control.Metrics;
 import dev.lazarus.platform.control.TimerRuns;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Stateless;
@@ -49,6 +50,9 @@ public class Sweeps {
     TimerRuns timerRuns;
 
     @Inject
+    Metrics metrics;
+
+    @Inject
     Clock clock;
 
     @Inject
@@ -70,9 +74,11 @@ public class Sweeps {
         }
         DeadLetterReconciler.Result reconciled = reconciler.reconcile();
         SweepReport report = new SweepReport(now, Duration.between(now, clock.instant()), candidates, deadLettered, reconciled);
+        metrics.swept(report.totalDeadLettered(), report.took());
         try {
             timerRuns.finished(NAME, report.took());
         } catch (EJBException e) {
+            metrics.diagnosticsWriteFailed("sweep_finished");
             LOG.log(Level.WARNING, "Could not record when this sweep finished: {0}", Failures.rootMessage(e));
         }
         if (report.changedAnything()) {

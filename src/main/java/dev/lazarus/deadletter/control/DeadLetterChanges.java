@@ -1,0 +1,87 @@
+package dev.lazarus.deadletter.control;
+
+import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.platform.control.AfterCommit;
+import dev.lazarus.platform.control.EventLog;
+import dev.lazarus.platform.control.Metrics;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
+import jakarta.inject.Inject;
+import jakarta.persistence.PostPersist;
+import jakarta.persistence.PostUpdate;
+
+/**
+ * Reports every dead letter recorded and every change of its status, whichever path made it (a consumer, the
+ * sweeper, the reconciler, a requeue, an operator): one line of the structured log ({@link EventLog}, event
+ * {@code DEAD_LETTER}) and the dead-letter and requeue counters, once the change commits. A JPA entity listener,
+ * so a detection path cannot record a dead letter without it being counted.
+ */
+public class DeadLetterChanges {
+
+    private static final AttributeKey<String> REASON = AttributeKey.stringKey("lazarus.dead_letter.reason");
+    private static final AttributeKey<Long> DEAD_LETTER_ID = AttributeKey.longKey("lazarus.dead_letter.id");
+
+    @Inject
+    AfterCommit afterCommit;
+
+    @Inject
+    Metrics metrics;
+
+    @Inject
+    Pipelines pipelines;
+
+    @PostPersist
+    void recorded(DeadLetter deadLetter) {
+        deadLetter.statusReported();
+        // a message sent by hand may name any pipeline and step: only the deployment's own become labels
+        boolean known = deadLetter.pipeline() != null && deadLetter.stepName() != null
+                && pipelines.step(deadLetter.pipeline(), deadLetter.stepName()).isPresent();
+        String pipeline = known ? deadLetter.pipeline() : Metrics.UNKNOWN;
+        String step = known ? deadLetter.stepName() : Metrics.UNKNOWN;
+        EventLog.Fields event = fields(deadLetter).with("errorClass", deadLetter.exceptionClass()).with("attempts", deadLetter.attempts());
+        String text = "dead letter " + deadLetter.id() + " " + deadLetter.reason() + (deadLetter.runId() != null ? " for run "
+                + deadLetter.runId() + " at step " + deadLetter.stepName() : " for a message of no run") + " on " + deadLetter.queue();
+        // the span of the delivery (or request) that recorded it, if any, says so in the run's trace
+        Span.current().addEvent("lazarus.dead_letter", Attributes.of(REASON, deadLetter.reason().name(), DEAD_LETTER_ID, deadLetter.id()));
+        afterCommit.run(() -> {
+            event.log(text);
+            metrics.deadLetterCreated(deadLetter.reason().name(), pipeline, step);
+        });
+    }
+
+    @PostUpdate
+    void updated(DeadLetter deadLetter) {
+        DeadLetterStatus before = deadLetter.reportedStatus();
+        DeadLetterStatus now = deadLetter.status();
+        if (before == now) {
+            return; // a note, a check of its DLQ message: not a change of status
+        }
+        deadLetter.statusReported();
+        String method = deadLetter.requeueMethod();
+        EventLog.Fields event = fields(deadLetter).with("previousStatus", before).with("by", deadLetter.closedBy())
+                .with("requeueMethod", now == DeadLetterStatus.REQUEUED ? method : null);
+        String text = "dead letter " + deadLetter.id() + " " + before + " -> " + now;
+        afterCommit.run(() -> {
+            event.log(text);
+            if (now == DeadLetterStatus.REQUEUED) {
+                metrics.requeued(method);
+            }
+        });
+    }
+
+    private static EventLog.Fields fields(DeadLetter deadLetter) {
+        return EventLog.event("DEAD_LETTER")
+                .with("deadLetterId", deadLetter.id())
+                .with("reason", deadLetter.reason())
+                .with("status", deadLetter.status())
+                .with("runId", deadLetter.runId())
+                .with("pipeline", deadLetter.pipeline())
+                .with("step", deadLetter.stepName())
+                .with("generation", deadLetter.generation())
+                .with("queue", deadLetter.queue())
+                .with("traceId", deadLetter.traceId());
+    }
+}

@@ -1,0 +1,118 @@
+package dev.lazarus.observability.control;
+
+import dev.lazarus.deadletter.boundary.RequeueJobRecovery;
+import dev.lazarus.deadletter.boundary.RetentionTimer;
+import dev.lazarus.deadletter.control.DeadLetterQueues;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.pipeline.control.PipelineDefinition;
+import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.pipeline.control.StepDefinition;
+import dev.lazarus.platform.control.BrokerManagement;
+import dev.lazarus.platform.control.Brokers;
+import dev.lazarus.platform.control.TimerRuns;
+import dev.lazarus.sweep.control.Sweeps;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** Reads what the gauges show: a few aggregate queries, and two message counts per dead-letter queue and broker. */
+@Stateless
+public class OperationalReadings {
+
+    private static final Logger LOG = Logger.getLogger(OperationalReadings.class.getName());
+
+    @PersistenceContext
+    EntityManager em;
+
+    @Inject
+    Pipelines pipelines;
+
+    @Inject
+    Brokers brokers;
+
+    @Inject
+    BrokerManagement management;
+
+    @Inject
+    TimerRuns timerRuns;
+
+    /** The installation's persistent timers, each of which records when it last finished. */
+    public static final List<String> TIMERS = List.of(Sweeps.NAME, RetentionTimer.NAME, RequeueJobRecovery.SILENT_CHECK);
+
+    /** From the database: the same on every node. */
+    public record Database(Map<DeadLetterReason, Long> openByReason, Instant oldestOpen, long runningJobs, long jobsRemaining,
+                           Map<String, Instant> timersFinished) {
+    }
+
+    /** Per dead-letter queue, summed over the brokers; -1 where a broker did not answer. */
+    public record Queues(Map<String, Long> depth, Map<String, Long> unexplained) {
+    }
+
+    public Database database() {
+        Map<DeadLetterReason, Long> open = new EnumMap<>(DeadLetterReason.class);
+        for (DeadLetterReason reason : DeadLetterReason.values()) {
+            open.put(reason, 0L);
+        }
+        em.createQuery("select d.reason, count(d) from DeadLetter d where d.status in :open group by d.reason", Object[].class)
+                .setParameter("open", DeadLetterStatus.OPEN)
+                .getResultList().forEach(row -> open.put((DeadLetterReason) row[0], ((Number) row[1]).longValue()));
+        Instant oldest = em.createQuery("select min(d.createdAt) from DeadLetter d where d.status in :open", Instant.class)
+                .setParameter("open", DeadLetterStatus.OPEN).getSingleResult();
+        Object[] jobs = em.createQuery("select count(j), coalesce(sum(j.total - j.requeued - j.skipped), 0) from RequeueJob j"
+                        + " where j.state = :running", Object[].class)
+                .setParameter("running", RequeueJob.State.RUNNING).getSingleResult();
+        Map<String, Instant> timers = new HashMap<>();
+        for (String timer : TIMERS) {
+            timerRuns.finishedAt(timer).ifPresent(at -> timers.put(timer, at));
+        }
+        return new Database(open, oldest, ((Number) jobs[0]).longValue(), Math.max(0, ((Number) jobs[1]).longValue()), timers);
+    }
+
+    /** Asks every broker; outside a transaction (the management requests are not part of any). */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public Queues queues() {
+        Map<String, Long> depth = new LinkedHashMap<>();
+        Map<String, Long> unexplained = new LinkedHashMap<>();
+        for (String queue : deadLetterQueues()) {
+            long all = 0;
+            long unmarked = 0;
+            for (Brokers.Broker broker : brokers.all()) {
+                try {
+                    all += count(broker, queue, null);
+                    unmarked += count(broker, queue, DeadLetterQueues.unmarked());
+                } catch (RuntimeException e) {
+                    LOG.log(Level.FINE, "Could not count the messages of {0} on broker {1}: {2}", new Object[] {queue, broker, e});
+                    all = -1;
+                    unmarked = -1;
+                    break;
+                }
+            }
+            depth.put(queue, all);
+            unexplained.put(queue, unmarked);
+        }
+        return new Queues(depth, unexplained);
+    }
+
+    public List<String> deadLetterQueues() {
+        return pipelines.all().stream().map(PipelineDefinition::steps).flatMap(List::stream)
+                .map(StepDefinition::deadLetterQueue).distinct().toList();
+    }
+
+    private long count(Brokers.Broker broker, String queue, String filter) {
+        String result = management.invoke(broker, "queue." + queue, "countMessages", filter);
+        return Long.parseLong(result.replaceAll("[\\[\\]\\s\"]", ""));
+    }
+}

@@ -1,0 +1,115 @@
+package dev.lazarus.platform.control;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Lazarus's counters and timers, in one place so their names and labels are kept consistent (and listed in the
+ * README, section "Metrics"). They are Micrometer meters in the registry of WildFly's Micrometer subsystem, which
+ * serves them on its Prometheus endpoint: {@code lazarus.dead.letters} becomes
+ * {@code lazarus_dead_letters_total}, a timer {@code lazarus.step.duration} becomes
+ * {@code lazarus_step_duration_seconds_count}, {@code _sum} and {@code _max}.
+ *
+ * <p>Only {@code registry.counter(name, tags)} and {@code registry.timer(name, tags)} are used: in WildFly 39 the
+ * registry a deployment gets exports only meters made that way (meters made with a builder, and so histograms,
+ * stay private to the deployment until WildFly 40/41). Labels take values from small fixed sets (reasons,
+ * pipeline and step names of the deployment, outcomes): a value from outside, such as a step named by a message
+ * sent by hand, is reported as {@value #UNKNOWN}, so hostile input cannot grow the number of series.
+ *
+ * <p>Counters of committed changes are incremented after the commit ({@link AfterCommit}); the gauges (open dead
+ * letters, queue depths) are registered by the features that own what they measure.
+ */
+@ApplicationScoped
+public class Metrics {
+
+    public static final String UNKNOWN = "unknown";
+
+    private static final String DEAD_LETTERS = "lazarus.dead.letters";
+
+    @Inject
+    MeterRegistry registry;
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** A dead letter was recorded (committed). */
+    public void deadLetterCreated(String reason, String pipeline, String step) {
+        registry.counter(DEAD_LETTERS, Tags.of("reason", reason, "pipeline", pipeline, "step", step)).increment();
+    }
+
+    /** A dead-lettered run was brought back; {@code method} says how its message was found (moved, dispatched again, console). */
+    public void requeued(String method) {
+        registry.counter("lazarus.requeues", Tags.of("method", method)).increment();
+    }
+
+    /** A step's handler ran: how long, and whether it succeeded (its success may still fail to commit; then it runs again). */
+    public void stepExecuted(String pipeline, String step, boolean succeeded, Duration took) {
+        registry.timer("lazarus.step.duration", Tags.of("pipeline", pipeline, "step", step, "outcome", succeeded ? "succeeded" : "failed"))
+                .record(took);
+    }
+
+    /** A step's attempt failed and the broker will deliver it again. */
+    public void stepRetried(String pipeline, String step) {
+        registry.counter("lazarus.step.retries", Tags.of("pipeline", pipeline, "step", step)).increment();
+    }
+
+    /** A run was started, or finished ({@code state} COMPLETED or DEAD_LETTERED). */
+    public void runStarted(String pipeline) {
+        registry.counter("lazarus.runs.started", Tags.of("pipeline", pipeline)).increment();
+    }
+
+    public void runFinished(String pipeline, String state) {
+        registry.counter("lazarus.runs.finished", Tags.of("pipeline", pipeline, "state", state)).increment();
+    }
+
+    /** A sweep for stale runs ended, having dead-lettered {@code swept} of them. */
+    public void swept(int swept, Duration took) {
+        registry.timer("lazarus.sweep.duration").record(took);
+        registry.counter("lazarus.sweep.runs.swept").increment(swept);
+    }
+
+    /** The reconciler settled a message it found in a DLQ: {@code recorded} a dead letter nothing had explained, or failed to. */
+    public void reconcilerFinding(String outcome, int count) {
+        if (count > 0) {
+            registry.counter("lazarus.reconciler.findings", Tags.of("outcome", outcome)).increment(count);
+        }
+    }
+
+    /**
+     * Lazarus could not write what it knows about a failure (a dead letter, a failed attempt): the database was away
+     * or refused. Nothing is lost (the message stays with the broker and is looked at again), but the evidence is late.
+     */
+    public void diagnosticsWriteFailed(String what) {
+        registry.counter("lazarus.diagnostics.write.failures", Tags.of("what", what)).increment();
+    }
+
+    /**
+     * Makes the series exist at 0 before anything happened, so that a dashboard or an alert rule (and the test that
+     * every metric a rule names is exported) sees them from the start.
+     *
+     * @param steps          each step of the deployment, as {pipeline, step}
+     * @param requeueMethods every way a requeue can find its message
+     */
+    public void declare(List<String[]> steps, List<String> requeueMethods) {
+        for (String[] step : steps) {
+            registry.counter("lazarus.runs.started", Tags.of("pipeline", step[0]));
+            List.of("COMPLETED", "DEAD_LETTERED").forEach(state -> registry.counter("lazarus.runs.finished", Tags.of("pipeline", step[0], "state", state)));
+            List.of("succeeded", "failed").forEach(outcome ->
+                    registry.timer("lazarus.step.duration", Tags.of("pipeline", step[0], "step", step[1], "outcome", outcome)));
+            registry.counter("lazarus.step.retries", Tags.of("pipeline", step[0], "step", step[1]));
+            registry.counter(DEAD_LETTERS, Tags.of("reason", "RETRIES_EXHAUSTED", "pipeline", step[0], "step", step[1]));
+        }
+        requeueMethods.forEach(method -> registry.counter("lazarus.requeues", Tags.of("method", method)));
+        registry.timer("lazarus.sweep.duration");
+        registry.counter("lazarus.sweep.runs.swept");
+        List.of("recorded", "failed").forEach(outcome -> registry.counter("lazarus.reconciler.findings", Tags.of("outcome", outcome)));
+        List.of("dead_letter", "failed_attempt", "step_success", "reconciler", "sweep_finished")
+                .forEach(what -> registry.counter("lazarus.diagnostics.write.failures", Tags.of("what", what)));
+    }
+
+}
