@@ -30,6 +30,11 @@ config="$JBOSS_HOME/standalone/configuration"
 # a management user, read-only (the configuration maps "metrics" to the Monitor role): Prometheus's scrape login
 "$JBOSS_HOME/bin/add-user.sh" -sc "$config" -s -u metrics -p "$LAZARUS_METRICS_PASSWORD"
 
+# spans go to the collector at LAZARUS_OTEL_ENDPOINT (OTLP/gRPC, http://collector:4317); without one they are not
+# exported (runs still get trace ids), instead of a failed export every few seconds
+tracing=(-Dotel.traces.exporter=none)
+[ -z "${LAZARUS_OTEL_ENDPOINT:-}" ] || tracing=()
+
 # the node's name tells the nodes' timers and transaction logs apart (the transaction manager's node identifier
 # must be unique per node, or one node's recovery would settle another's transactions)
-exec "$JBOSS_HOME/bin/standalone.sh" -c standalone-full.xml -b 0.0.0.0 -bmanagement "${LAZARUS_MANAGEMENT_BIND:-0.0.0.0}" -Djboss.node.name="$node" -Djboss.tx.node.id="$node" "$@"
+exec "$JBOSS_HOME/bin/standalone.sh" -c standalone-full.xml -b 0.0.0.0 -bmanagement "${LAZARUS_MANAGEMENT_BIND:-0.0.0.0}" -Djboss.node.name="$node" -Djboss.tx.node.id="$node" ${tracing[@]+"${tracing[@]}"} "$@"

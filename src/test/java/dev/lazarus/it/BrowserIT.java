@@ -139,6 +139,31 @@ class BrowserIT extends LazarusIT {
     }
 
     @Test
+    void anOperatorFixesThePayloadOnTheDeadLetterPageAndTheRunCompletes() {
+        String id = operator.startRun("{\"url\":\"http://example.org/fixable\",\"failures\":{\"parse\":{\"mode\":\"always\"}}}");
+        JsonObject run = awaitRun(id, "DEAD_LETTERED");
+        long deadLetterId = run.getJsonObject("deadLetter").getInt("id");
+        String fixed = jakarta.json.Json.createObjectBuilder(run.getJsonObject("payload")).remove("failures").build().toString();
+
+        signIn("operator", "operator-pw");
+        browser.get(page("admin/dead-letter.xhtml?id=" + deadLetterId));
+        wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("#fix summary"))).click();
+        WebElement payload = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("actions:fixPayload")));
+        assertTrue(payload.getAttribute("value").contains("\"failures\""), "the box starts with the run's payload");
+        ((JavascriptExecutor) browser).executeScript("arguments[0].value = arguments[1]", payload, fixed);
+        browser.findElement(By.id("actions:note")).sendKeys("removed the failure switch");
+        screenshot("fix-payload");
+        browser.findElement(By.id("actions:editAndRequeue")).click();
+        wait.until(ExpectedConditions.alertIsPresent()).accept();
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages"), "Payload replaced and requeued"));
+        awaitRun(id, "COMPLETED");
+        browser.navigate().refresh();
+        String trail = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("[id$='history']"))).getText();
+        assertTrue(trail.contains("PAYLOAD_EDITED") && trail.contains("removed the failure switch"), trail);
+        screenshot("fixed");
+    }
+
+    @Test
     void markupInAnErrorOrPayloadIsShownAsTextNeverRun() {
         String script = "<script>window.lazarusInjected = true</script>";
         String id = operator.startRun("{\"note\":\"" + script.replace("\"", "\\\"") + "\",\"failures\":{\"fetch\":{\"mode\":\"always\",\"message\":\""

@@ -398,4 +398,14 @@ class ResilienceIT {
         assertTrue(lines.contains("\"runId\":\"" + committed + "\""), "the committed run's start is logged (after its commit, on this thread)");
         assertFalse(lines.contains(rolledBack.toString()), "the run whose transaction rolled back is not");
     }
+
+    @Test
+    void deadLettersRecordedBeforeFingerprintsExistedGetThemFromTheSweep() {
+        long id = fixtures.deadLetterAt(Instant.now(), null);
+        String expected = fixtures.column("select fingerprint from dead_letter where id = " + id).get(0);
+        assertEquals(1, fixtures.update("update dead_letter set fingerprint = null where id = ?", id), "as an older version left it");
+        sweeps.sweep();
+        assertEquals(expected, fixtures.column("select fingerprint from dead_letter where id = " + id).get(0),
+                "the sweep computed it, by the same rule as a new dead letter's");
+    }
 }

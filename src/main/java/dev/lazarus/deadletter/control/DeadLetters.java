@@ -7,6 +7,8 @@ import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.deadletter.entity.RequeueJob;
 import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.ejb.TransactionAttribute;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
@@ -44,6 +46,18 @@ public class DeadLetters {
         return query.setFirstResult(offset).setMaxResults(limit).getResultList();
     }
 
+    /**
+     * Gives up to {@code max} dead letters recorded before fingerprints existed (or by a node of an older version)
+     * theirs, in a transaction of its own; the sweep calls it. Returns how many.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public int fillMissingFingerprints(int max) {
+        List<DeadLetter> missing = em.createQuery("select d from DeadLetter d where d.fingerprint is null order by d.id", DeadLetter.class)
+                .setMaxResults(max).getResultList();
+        missing.forEach(DeadLetter::fingerprintNow);
+        return missing.size();
+    }
+
     /** The most groups {@link #causes} lists; the rest are counted in its totals. */
     static final int MAX_CAUSES = 50;
 
@@ -58,22 +72,26 @@ public class DeadLetters {
                 Object[].class);
         parameters.forEach(query::setParameter);
         query.setParameter("openStatuses", DeadLetterStatus.OPEN);
-        List<Object[]> rows = query.getResultList();
-        List<Long> examples = rows.stream().limit(MAX_CAUSES).map(row -> ((Number) row[3]).longValue()).toList();
+        List<Object[]> rows = query.setMaxResults(MAX_CAUSES).getResultList();
+        List<Long> examples = rows.stream().map(row -> ((Number) row[3]).longValue()).toList();
         Map<Long, DeadLetter> byId = new HashMap<>();
         if (!examples.isEmpty()) {
             em.createQuery("select d from DeadLetter d where d.id in :ids", DeadLetter.class).setParameter("ids", examples)
                     .getResultStream().forEach(d -> byId.put(d.id(), d));
         }
         List<Cause> groups = new ArrayList<>();
-        for (Object[] row : rows.subList(0, examples.size())) {
+        for (Object[] row : rows) {
             DeadLetter example = byId.get(((Number) row[3]).longValue());
             groups.add(new Cause((String) row[0], ((Number) row[1]).longValue(), ((Number) row[2]).longValue(), example.reason(),
                     example.exceptionClass(), Fingerprint.topFrame(example.stackTrace()), example.errorMessage(), example.stepName(),
                     example.id(), example.createdAt()));
         }
-        long total = rows.stream().mapToLong(row -> ((Number) row[1]).longValue()).sum();
-        return new Causes(rows.size(), total, groups);
+        Map<String, Object> again = new HashMap<>();
+        TypedQuery<Object[]> totals = em.createQuery("select count(distinct d.fingerprint), count(d) from DeadLetter d where "
+                + where(filter, again), Object[].class);
+        again.forEach(totals::setParameter);
+        Object[] counted = totals.getSingleResult();
+        return new Causes(((Number) counted[0]).intValue(), ((Number) counted[1]).longValue(), groups);
     }
 
     /** {@code causes} groups of {@code deadLetters} in all; {@code groups} the largest of them. */

@@ -162,7 +162,7 @@ public class RequeueService {
         JsonObjectBuilder detail = JSON.createObjectBuilder().add("step", target.step().name()).add("dispatch", run.generation());
         switch (fix) {
             case EDIT_PAYLOAD -> detail.add("payloadBefore", Jsonp.valueOf(before)).add("payloadAfter", Jsonp.valueOf(json));
-            case COMPLETE_STEP -> detail.add("output", Jsonp.valueOf(json));
+            case COMPLETE_STEP -> detail.add("payloadBefore", Jsonp.valueOf(before)).add("output", Jsonp.valueOf(json));
             case SKIP_STEP -> detail.add("skipped", true);
         }
         deadLetter.fixedByHand(fix.action, operator, note, detail.build().toString(), now);
@@ -185,9 +185,6 @@ public class RequeueService {
     private String jsonObject(String text, String name) {
         if (text == null || text.isBlank()) {
             throw Problem.badRequest("'" + name + "' is required: a JSON object");
-        }
-        if (text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > maxPayloadBytes * 2L) {
-            throw Problem.tooLarge("'" + name + "' is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
         }
         jakarta.json.JsonValue value;
         try (var reader = JSON.createReader(new java.io.StringReader(text))) {

@@ -47,22 +47,29 @@ public class RunHistory {
         }
         Run run = found.get();
         List<StepExecution> executions = runs.steps(runId);
-        List<DeadLetter> deadLetters = em.createQuery("select d from DeadLetter d where d.runId = :run order by d.id", DeadLetter.class)
-                .setParameter("run", runId).setMaxResults(MAX_DEAD_LETTERS).getResultList();
+        // the newest ones, if there are more (messages sent by hand that name the run can be many): the one holding it among them
+        List<DeadLetter> deadLetters = new ArrayList<>(em.createQuery("select d from DeadLetter d where d.runId = :run order by d.id desc",
+                DeadLetter.class).setParameter("run", runId).setMaxResults(MAX_DEAD_LETTERS).getResultList());
+        java.util.Collections.reverse(deadLetters);
 
         List<Dispatch> dispatches = new ArrayList<>();
         TreeSet<Long> generations = new TreeSet<>();
         executions.forEach(e -> generations.add(e.generation()));
         deadLetters.stream().filter(d -> d.generation() != null && d.stepName() != null && !d.reason().aboutMessage())
                 .forEach(d -> generations.add(d.generation()));
+        if (run.state().isLive()) {
+            generations.add(run.generation()); // the dispatch under way, whose attempt may not be written yet
+        }
         Long previous = null;
         for (long generation : generations) {
             Optional<StepExecution> execution = executions.stream().filter(e -> e.generation() == generation).findFirst();
             Optional<DeadLetter> stoppedBy = deadLetters.stream()
                     .filter(d -> !d.reason().aboutMessage() && d.generation() != null && d.generation() == generation).findFirst();
-            String step = execution.map(StepExecution::stepName).orElseGet(() -> stoppedBy.map(DeadLetter::stepName).orElse(null));
+            String step = execution.map(StepExecution::stepName).orElseGet(() -> stoppedBy.map(DeadLetter::stepName)
+                    .orElse(generation == run.generation() ? run.currentStep() : null));
             dispatches.add(new Dispatch(generation, step, origin(previous, generation, executions, deadLetters),
-                    execution.map(e -> e.state().name()).orElse(stoppedBy.isPresent() ? "NOT_STARTED" : "WAITING"),
+                    execution.map(e -> e.state().name()).orElse(stoppedBy.isPresent() ? "NOT_STARTED"
+                            : generation == run.generation() && run.state().isLive() ? run.state().name() : "WAITING"),
                     execution.map(StepExecution::attempts).orElse(0), execution.map(StepExecution::failures).orElse(0),
                     execution.map(StepExecution::deliveries).orElse(0),
                     execution.map(StepExecution::firstAttemptAt).orElse(null), execution.map(StepExecution::finishedAt).orElse(null),

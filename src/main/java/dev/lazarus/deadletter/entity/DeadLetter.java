@@ -214,6 +214,13 @@ public class DeadLetter {
 
     public String fingerprint() { return fingerprint; }
 
+    /** Computes its fingerprint, if it has none (recorded before there were fingerprints). */
+    public void fingerprintNow() {
+        if (fingerprint == null) {
+            fingerprint = Fingerprint.of(reason, exceptionClass, stackTrace, errorMessage);
+        }
+    }
+
     /** The status last reported (null for one created in this transaction). */
     public DeadLetterStatus reportedStatus() {
         return reportedStatus;

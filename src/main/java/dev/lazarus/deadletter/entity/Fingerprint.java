@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
 
 /**
  * What a dead letter's cause looks like, as a short key that dead letters with the same cause share, so thousands of
- * them read as "3 causes": the exception's class and the top frames of its stack trace, normalised so that what
+ * them read as "3 causes": the exception's class (and its root cause's) and the top frames of its stack trace,
+ * normalised so that what
  * changes from one occurrence to the next (line numbers after a redeployment, generated class and lambda names,
  * addresses) does not split a group. The error message is not part of it where there is a stack trace: it usually
  * names the run, the document, the id. A dead letter with no exception (a sweep's, a malformed message's) is keyed by
@@ -43,7 +44,8 @@ public final class Fingerprint {
     static String basis(DeadLetterReason reason, String exceptionClass, String stackTrace, String errorMessage) {
         List<String> frames = frames(stackTrace);
         if (exceptionClass != null && !frames.isEmpty()) {
-            return exceptionClass.strip() + "\n" + String.join("\n", frames);
+            // a failure wrapped at one place (every exception of a call rethrown as one kind) differs by its root cause
+            return exceptionClass.strip() + "\n" + rootCause(stackTrace) + "\n" + String.join("\n", frames);
         }
         String text = errorMessage == null ? "" : errorMessage;
         text = UUID_TEXT.matcher(text).replaceAll("<id>");
@@ -52,6 +54,19 @@ public final class Fingerprint {
         text = NUMBER.matcher(text).replaceAll("#");
         text = text.length() > 200 ? text.substring(0, 200) : text;
         return reason + "\n" + (exceptionClass == null ? "" : exceptionClass.strip()) + "\n" + text.strip();
+    }
+
+    /** The class of the last "Caused by:" of a stack trace, or "" if it has none. */
+    static String rootCause(String stackTrace) {
+        String root = "";
+        for (String line : stackTrace.lines().toList()) {
+            if (line.startsWith("Caused by: ")) {
+                String rest = line.substring("Caused by: ".length()).strip();
+                int colon = rest.indexOf(':');
+                root = (colon < 0 ? rest : rest.substring(0, colon)).strip();
+            }
+        }
+        return root;
     }
 
     /** The top frame of a stack trace, normalised as in the fingerprint ({@code class.method}), or null. */

@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.Singleton;
@@ -20,7 +22,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -28,10 +32,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The gauges: registered once at startup, each reading the latest {@link OperationalReadings}. A scrape asks for
- * every gauge, and each node is scraped on its own, so the readings are cached for
- * {@code lazarus.metrics.refresh-after} (10 s): the database and the brokers see a few queries per node and
- * interval, however often and by how many scrapers they are scraped. A reading that fails leaves NaN (Prometheus
- * then has no value, which the alert rules treat as such) rather than failing the scrape.
+ * every gauge, and each node is scraped on its own, so the readings are kept for
+ * {@code lazarus.metrics.refresh-after} (10 s) and refreshed in the background: the database and the brokers see a
+ * few queries per node and interval, however often they are scraped, and a scrape never waits for an unreachable
+ * database or broker. A reading that failed or is too old shows as NaN rather than failing the scrape, and
+ * {@code lazarus_readings_ok} (0) says the source is not being read.
  *
  * <p>The database's gauges are the installation's, not the node's: every node reports the same value, so rules
  * aggregate them with {@code max}, not {@code sum}.
@@ -62,33 +67,37 @@ public class OperationalGauges {
     @ConfigProperty(name = "lazarus.metrics.refresh-after", defaultValue = "PT10S")
     Duration refreshAfter;
 
+    @Resource
+    ManagedExecutorService executor;
+
     private final List<Meter> registered = new ArrayList<>();
-    private OperationalReadings.Database database;
-    private OperationalReadings.Queues queues;
-    private long databaseReadAt;
-    private long queuesReadAt;
-    private boolean databaseRead;
-    private boolean queuesRead;
+    private Reading<OperationalReadings.Database> database;
+    private Reading<OperationalReadings.Queues> queues;
 
     @PostConstruct
     void register() {
+        database = new Reading<>("the database", () -> readings.database());
+        queues = new Reading<>("the dead-letter queues", () -> readings.queues());
+        gauge("lazarus.readings.ok", Tags.of("source", "database"), g -> Optional.of(g.database.ok() ? 1 : 0));
+        gauge("lazarus.readings.ok", Tags.of("source", "brokers"), g -> Optional.of(g.queues.ok() ? 1 : 0));
         metrics.declare(pipelines.all().stream().flatMap(p -> p.steps().stream()).map(st -> new String[] {st.pipeline(), st.name()}).toList(),
-                List.of(RequeueService.MOVED, RequeueService.REDISPATCHED, RequeueService.REPLAYED_FROM_CONSOLE));
+                List.of(RequeueService.MOVED, RequeueService.REDISPATCHED, RequeueService.REPLAYED_FROM_CONSOLE,
+                        RequeueService.Fix.EDIT_PAYLOAD.method(), RequeueService.Fix.COMPLETE_STEP.method(), RequeueService.Fix.SKIP_STEP.method()));
         for (DeadLetterReason reason : DeadLetterReason.values()) {
-            gauge("lazarus.dead.letters.open", Tags.of("reason", reason.name()), g -> g.database().map(d -> d.openByReason().get(reason)));
+            gauge("lazarus.dead.letters.open", Tags.of("reason", reason.name()), g -> g.database.get().map(d -> d.openByReason().get(reason)));
         }
-        gauge("lazarus.dead.letters.oldest.open.age.seconds", Tags.empty(), g -> g.database()
+        gauge("lazarus.dead.letters.oldest.open.age.seconds", Tags.empty(), g -> g.database.get()
                 .map(d -> d.oldestOpen() == null ? 0L : Duration.between(d.oldestOpen(), clock.instant()).toSeconds()));
-        gauge("lazarus.requeue.jobs.running", Tags.empty(), g -> g.database().map(OperationalReadings.Database::runningJobs));
-        gauge("lazarus.requeue.jobs.remaining", Tags.empty(), g -> g.database().map(OperationalReadings.Database::jobsRemaining));
+        gauge("lazarus.requeue.jobs.running", Tags.empty(), g -> g.database.get().map(OperationalReadings.Database::runningJobs));
+        gauge("lazarus.requeue.jobs.remaining", Tags.empty(), g -> g.database.get().map(OperationalReadings.Database::jobsRemaining));
         for (String timer : OperationalReadings.TIMERS) {
-            // absent until the timer first finished (NaN): the rule "sweeper not running" covers that with absent()
-            gauge("lazarus.timer.last.finished.timestamp.seconds", Tags.of("timer", timer), g -> g.database()
-                    .map(d -> d.timersFinished().get(timer)).map(Instant::getEpochSecond));
+            // 0 until the timer first finishes, so "no sweep for 5 minutes" also fires for a sweeper that never ran
+            gauge("lazarus.timer.last.finished.timestamp.seconds", Tags.of("timer", timer), g -> g.database.get()
+                    .map(d -> Optional.ofNullable(d.timersFinished().get(timer)).map(Instant::getEpochSecond).orElse(0L)));
         }
         for (String queue : readings.deadLetterQueues()) {
-            gauge("lazarus.dlq.messages", Tags.of("queue", queue), g -> g.queues().map(q -> q.depth().get(queue)));
-            gauge("lazarus.dlq.messages.unexplained", Tags.of("queue", queue), g -> g.queues().map(q -> q.unexplained().get(queue)));
+            gauge("lazarus.dlq.messages", Tags.of("queue", queue), g -> g.queues.get().map(q -> q.depth().get(queue)));
+            gauge("lazarus.dlq.messages.unexplained", Tags.of("queue", queue), g -> g.queues.get().map(q -> q.unexplained().get(queue)));
         }
     }
 
@@ -111,35 +120,51 @@ public class OperationalGauges {
         registered.add(registry.get(name).tags(tags).meter());
     }
 
-    private Optional<OperationalReadings.Database> database() {
-        synchronized (this) {
-            if (!databaseRead || System.nanoTime() - databaseReadAt > refreshAfter.toNanos()) {
-                try {
-                    database = readings.database();
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "Could not read the gauges from the database: {0}", String.valueOf(e));
-                    database = null;
-                }
-                databaseReadAt = System.nanoTime();
-                databaseRead = true;
-            }
-            return Optional.ofNullable(database);
-        }
-    }
+    /**
+     * One source's latest reading. A scrape never waits for it: a stale reading starts a refresh on the managed
+     * executor (one at a time) and the scrape gets what is there. A reading older than three refresh periods (the
+     * source failed or hangs) is not shown (NaN), and {@code lazarus_readings_ok} says so.
+     */
+    private final class Reading<T> {
 
-    private Optional<OperationalReadings.Queues> queues() {
-        synchronized (this) {
-            if (!queuesRead || System.nanoTime() - queuesReadAt > refreshAfter.toNanos()) {
+        private final String source;
+        private final Supplier<T> reader;
+        private final AtomicBoolean refreshing = new AtomicBoolean();
+        private volatile T value;
+        private volatile long readAt;
+        private volatile boolean read;
+
+        Reading(String source, Supplier<T> reader) {
+            this.source = source;
+            this.reader = reader;
+        }
+
+        Optional<T> get() {
+            long now = System.nanoTime();
+            if ((!read || now - readAt > refreshAfter.toNanos()) && refreshing.compareAndSet(false, true)) {
                 try {
-                    queues = readings.queues();
+                    executor.execute(this::refresh);
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "Could not read the dead-letter queues for the gauges: {0}", String.valueOf(e));
-                    queues = null;
+                    refreshing.set(false); // refused (shutting down): the next scrape tries again
                 }
-                queuesReadAt = System.nanoTime();
-                queuesRead = true;
             }
-            return Optional.ofNullable(queues);
+            return ok() ? Optional.ofNullable(value) : Optional.empty();
+        }
+
+        boolean ok() {
+            return read && System.nanoTime() - readAt <= 3 * refreshAfter.toNanos();
+        }
+
+        private void refresh() {
+            try {
+                value = reader.get();
+                readAt = System.nanoTime();
+                read = true;
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Could not read {0} for the gauges: {1}", new Object[] {source, String.valueOf(e)});
+            } finally {
+                refreshing.set(false);
+            }
         }
     }
 }

@@ -32,6 +32,10 @@ import java.util.logging.Logger;
 @Stateless
 public class OperationalReadings {
 
+    /** A gauge's query gives up after this long: a slow database must not hold the reading thread. */
+    private static final String TIMEOUT = "jakarta.persistence.query.timeout";
+    private static final int QUERY_TIMEOUT_MS = 5_000;
+
     private static final Logger LOG = Logger.getLogger(OperationalReadings.class.getName());
 
     @PersistenceContext
@@ -67,13 +71,13 @@ public class OperationalReadings {
             open.put(reason, 0L);
         }
         em.createQuery("select d.reason, count(d) from DeadLetter d where d.status in :open group by d.reason", Object[].class)
-                .setParameter("open", DeadLetterStatus.OPEN)
+                .setParameter("open", DeadLetterStatus.OPEN).setHint(TIMEOUT, QUERY_TIMEOUT_MS)
                 .getResultList().forEach(row -> open.put((DeadLetterReason) row[0], ((Number) row[1]).longValue()));
         Instant oldest = em.createQuery("select min(d.createdAt) from DeadLetter d where d.status in :open", Instant.class)
-                .setParameter("open", DeadLetterStatus.OPEN).getSingleResult();
+                .setParameter("open", DeadLetterStatus.OPEN).setHint(TIMEOUT, QUERY_TIMEOUT_MS).getSingleResult();
         Object[] jobs = em.createQuery("select count(j), coalesce(sum(j.total - j.requeued - j.skipped), 0) from RequeueJob j"
                         + " where j.state = :running", Object[].class)
-                .setParameter("running", RequeueJob.State.RUNNING).getSingleResult();
+                .setParameter("running", RequeueJob.State.RUNNING).setHint(TIMEOUT, QUERY_TIMEOUT_MS).getSingleResult();
         Map<String, Instant> timers = new HashMap<>();
         for (String timer : TIMERS) {
             timerRuns.finishedAt(timer).ifPresent(at -> timers.put(timer, at));

@@ -139,7 +139,7 @@ public class StepProcessor {
         if (served.isEmpty() || !served.get().name().equals(stepMessage.step())) {
             return refuse(Refusal.NOT_SERVED_HERE, queue, stepMessage, message, delivery, "queue " + queue + " serves "
                     + served.map(s -> "step " + s.name() + " of pipeline " + s.pipeline()).orElse("no pipeline step")
-                    + ", the message names step " + stepMessage.step());
+                    + ", the message names step '" + stepMessage.step() + "'");
         }
         StepDefinition step = served.get();
 

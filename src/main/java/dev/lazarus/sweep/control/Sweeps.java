@@ -1,6 +1,7 @@
 package dev.lazarus.sweep.control;
 
 import dev.lazarus.deadletter.control.DeadLetterReconciler;
+import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.sweep.control.StalenessRules.Kind;
 import dev.lazarus.platform.control.Failures;
 import dev.lazarus.platform.control.Metrics;
@@ -53,6 +54,12 @@ public class Sweeps {
     Metrics metrics;
 
     @Inject
+    DeadLetters deadLetters;
+
+    /** Dead letters recorded before there were fingerprints that one sweep gives theirs. */
+    static final int FINGERPRINTS_PER_SWEEP = 1000;
+
+    @Inject
     Clock clock;
 
     @Inject
@@ -73,6 +80,12 @@ public class Sweeps {
             deadLettered.put(kind, count);
         }
         DeadLetterReconciler.Result reconciled = reconciler.reconcile();
+        try {
+            deadLetters.fillMissingFingerprints(FINGERPRINTS_PER_SWEEP);
+        } catch (EJBException e) {
+            LOG.log(Level.WARNING, "Could not give older dead letters their fingerprints; the next sweep tries again: {0}",
+                    Failures.rootMessage(e));
+        }
         SweepReport report = new SweepReport(now, Duration.between(now, clock.instant()), candidates, deadLettered, reconciled);
         metrics.swept(report.totalDeadLettered(), report.took());
         try {

@@ -35,6 +35,15 @@ class FingerprintTest {
     }
 
     @Test
+    void aFailureWrappedAtOnePlaceIsSplitByItsRootCause() {
+        String wrapped = PARSE_FAILED + "Caused by: java.net.ConnectException: Connection refused\n\tat java.base/sun.nio.ch.Net.connect0(Native Method)\n";
+        String other = PARSE_FAILED + "Caused by: java.io.EOFException: truncated\n\tat java.base/java.io.DataInputStream.readFully(DataInputStream.java:210)\n";
+        assertEquals("java.net.ConnectException", Fingerprint.rootCause(wrapped));
+        assertNotEquals(Fingerprint.of(DeadLetterReason.RETRIES_EXHAUSTED, "java.lang.IllegalStateException", wrapped, "x"),
+                Fingerprint.of(DeadLetterReason.RETRIES_EXHAUSTED, "java.lang.IllegalStateException", other, "x"));
+    }
+
+    @Test
     void onlyTheTopFramesCountNormalisedToClassAndMethod() {
         assertEquals(java.util.List.of("dev.lazarus.demo.control.ParseDocument.handle", "dev.lazarus.demo.control.ParseDocument$$Lambda.apply",
                         "dev.lazarus.pipeline.control.StepProcessor.execute", "jdk.internal.reflect.GeneratedMethodAccessor#.invoke",
