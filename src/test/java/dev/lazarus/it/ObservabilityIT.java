@@ -188,6 +188,28 @@ class ObservabilityIT extends LazarusIT {
                 "the delivery that gave up says so in the trace");
     }
 
+    @Test
+    void eachRunOfABatchIsATraceOfItsOwnWhoseFirstStepIsTheChildOfItsRunSpan() {
+        String requestTrace = HexFormat.of().formatHex(java.security.SecureRandom.getSeed(16));
+        Api.Response created = operator.post("api/runs/batch", "{\"runs\":[{\"pipeline\":\"document-ingestion\",\"payload\":{\"url\":\"a\"}},"
+                + "{\"pipeline\":\"document-ingestion\",\"payload\":{\"url\":\"b\"}}]}", "traceparent", "00-" + requestTrace + "-00f067aa0ba902b7-01");
+        assertEquals(201, created.status(), created.body());
+        List<String> traces = created.json().getJsonArray("runs").getValuesAs(JsonObject.class).stream()
+                .map(run -> awaitRun(run.getString("id"), "COMPLETED").getString("traceId")).toList();
+        assertEquals(2, Set.copyOf(traces).size(), "a trace each: " + traces);
+        assertFalse(traces.contains(requestTrace), "not the request's");
+        for (String trace : traces) {
+            List<Span> spans = Await.until("the spans of trace " + trace, Duration.ofSeconds(30),
+                    () -> SPANS.stream().filter(span -> trace.equals(hex(span.getTraceId().toByteArray()))).toList(),
+                    found -> found.stream().anyMatch(span -> span.getName().equals("lazarus step " + INDEX)));
+            Span runSpan = spans.stream().filter(span -> span.getName().equals("lazarus run document-ingestion")).findFirst().orElseThrow();
+            assertTrue(runSpan.getLinksList().stream().anyMatch(link -> requestTrace.equals(hex(link.getTraceId().toByteArray()))),
+                    "linked to the request");
+            Span fetch = spans.stream().filter(span -> span.getName().equals("lazarus step " + FETCH)).findFirst().orElseThrow();
+            assertEquals(hex(runSpan.getSpanId().toByteArray()), hex(fetch.getParentSpanId().toByteArray()), "fetch is the run span's child");
+        }
+    }
+
     private static List<String> names(List<Span> spans) {
         return spans.stream().map(Span::getName).toList();
     }

@@ -1,16 +1,16 @@
 package dev.lazarus.pipeline.boundary;
 
 import dev.lazarus.pipeline.control.StepMessage;
+import dev.lazarus.pipeline.control.StepProcessor;
 import dev.lazarus.platform.control.Tracing;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
-import jakarta.jms.JMSException;
-import dev.lazarus.pipeline.control.StepProcessor;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
 import jakarta.ejb.MessageDrivenContext;
 import jakarta.inject.Inject;
+import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageListener;
 import java.util.logging.Level;

@@ -155,17 +155,18 @@ public class Runs {
         }
         Instant now = clock.instant();
         List<Run> started = new ArrayList<>(submissions.size());
+        List<Tracing.RunSpan> traces = new ArrayList<>(submissions.size());
         for (int i = 0; i < submissions.size(); i++) {
             PipelineDefinition pipeline = definitions.get(i);
             Run run = new Run(pipeline.name(), pipeline.first().name(), submissions.get(i).payload().toString(), now);
             if (key != null) {
                 run.submittedAs(keys.get(i), digests.get(i));
             }
-            // each run of a batch is a trace of its own, linked to the request's
+            // each run of a batch is a trace of its own, linked to the request's; its first step is dispatched under it
             Tracing.RunSpan trace = tracing.startRun(pipeline.name(), true);
             run.tracedAs(trace.traceId());
             trace.identify(run.id());
-            trace.end();
+            traces.add(trace);
             em.persist(run);
             started.add(run);
         }
@@ -173,7 +174,11 @@ public class Runs {
         for (int i = 0; i < started.size(); i++) {
             StepDefinition first = definitions.get(i).first();
             Run run = started.get(i);
-            dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()), run.traceId());
+            try (Scope scope = traces.get(i).scope()) {
+                dispatcher.dispatch(first, new StepMessage(run.id(), first.name(), run.generation()), run.traceId());
+            } finally {
+                traces.get(i).end();
+            }
         }
         return new StartedBatch(started, true);
     }
