@@ -416,7 +416,8 @@ case "${1:-}" in
     Admin page      http://127.0.0.1:8080/lazarus/        operator / $OPERATOR_PASSWORD  (or viewer / $VIEWER_PASSWORD)
     REST API        http://127.0.0.1:8080/lazarus/api/dead-letters   (same users, HTTP Basic)
     Artemis console http://127.0.0.1:$CONSOLE_PORT/console            $BROKER_USER / $BROKER_PASSWORD
-    Logs            $STACK_DIR/wildfly/log/server.log
+    Metrics         http://127.0.0.1:9990/prometheus                 metrics / $METRICS_PASSWORD
+    Logs            $STACK_DIR/wildfly/log/server.log, lazarus-events.log (JSON, a line per run change)
   Stop it with:     bash wildfly-config/stack.sh demo-down
 
 INFO
