@@ -1,11 +1,17 @@
 package dev.lazarus.platform.control;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Lazarus's counters and timers, in one place so their names and labels are kept consistent (and listed in the
@@ -33,50 +39,71 @@ public class Metrics {
     @Inject
     MeterRegistry registry;
 
+    /**
+     * The meters already looked up. WildFly's registry finds a meter by searching all of the server's meters, on every
+     * call; a step reports several times, so each meter is looked up once and kept.
+     */
+    private final Map<List<String>, Counter> counters = new ConcurrentHashMap<>();
+    private final Map<List<String>, Timer> timers = new ConcurrentHashMap<>();
+
+    private Counter counter(String name, String... tags) {
+        return counters.computeIfAbsent(key(name, tags), k -> registry.counter(name, Tags.of(tags)));
+    }
+
+    private Timer timer(String name, String... tags) {
+        return timers.computeIfAbsent(key(name, tags), k -> registry.timer(name, Tags.of(tags)));
+    }
+
+    private static List<String> key(String name, String... tags) {
+        List<String> key = new ArrayList<>(tags.length + 1);
+        key.add(name);
+        key.addAll(Arrays.asList(tags));
+        return key;
+    }
+
     public MeterRegistry registry() {
         return registry;
     }
 
     /** A dead letter was recorded (committed). */
     public void deadLetterCreated(String reason, String pipeline, String step) {
-        registry.counter(DEAD_LETTERS, Tags.of("reason", reason, "pipeline", pipeline, "step", step)).increment();
+        counter(DEAD_LETTERS, "reason", reason, "pipeline", pipeline, "step", step).increment();
     }
 
     /** A dead-lettered run was brought back; {@code method} says how its message was found (moved, dispatched again, console). */
     public void requeued(String method) {
-        registry.counter("lazarus.requeues", Tags.of("method", method)).increment();
+        counter("lazarus.requeues", "method", method).increment();
     }
 
     /** A step's handler ran: how long, and whether it succeeded (its success may still fail to commit; then it runs again). */
     public void stepExecuted(String pipeline, String step, boolean succeeded, Duration took) {
-        registry.timer("lazarus.step.duration", Tags.of("pipeline", pipeline, "step", step, "outcome", succeeded ? "succeeded" : "failed"))
-                .record(took);
+        timer("lazarus.step.duration", "pipeline", pipeline, "step", step, "outcome", succeeded ? "succeeded" : "failed").record(took);
     }
 
     /** A step's attempt failed and the broker will deliver it again. */
     public void stepRetried(String pipeline, String step) {
-        registry.counter("lazarus.step.retries", Tags.of("pipeline", pipeline, "step", step)).increment();
+        counter("lazarus.step.retries", "pipeline", pipeline, "step", step).increment();
     }
 
     /** A run was started, or finished ({@code state} COMPLETED or DEAD_LETTERED). */
     public void runStarted(String pipeline) {
-        registry.counter("lazarus.runs.started", Tags.of("pipeline", pipeline)).increment();
+        counter("lazarus.runs.started", "pipeline", pipeline).increment();
     }
 
     public void runFinished(String pipeline, String state) {
-        registry.counter("lazarus.runs.finished", Tags.of("pipeline", pipeline, "state", state)).increment();
+        counter("lazarus.runs.finished", "pipeline", pipeline, "state", state).increment();
     }
 
     /** A sweep for stale runs ended, having dead-lettered {@code swept} of them. */
     public void swept(int swept, Duration took) {
-        registry.timer("lazarus.sweep.duration").record(took);
-        registry.counter("lazarus.sweep.runs.swept").increment(swept);
+        timer("lazarus.sweep.duration").record(took);
+        counter("lazarus.sweep.runs.swept").increment(swept);
     }
 
     /** The reconciler settled a message it found in a DLQ: {@code recorded} a dead letter nothing had explained, or failed to. */
     public void reconcilerFinding(String outcome, int count) {
         if (count > 0) {
-            registry.counter("lazarus.reconciler.findings", Tags.of("outcome", outcome)).increment(count);
+            counter("lazarus.reconciler.findings", "outcome", outcome).increment(count);
         }
     }
 
@@ -85,7 +112,7 @@ public class Metrics {
      * or refused. Nothing is lost (the message stays with the broker and is looked at again), but the evidence is late.
      */
     public void diagnosticsWriteFailed(String what) {
-        registry.counter("lazarus.diagnostics.write.failures", Tags.of("what", what)).increment();
+        counter("lazarus.diagnostics.write.failures", "what", what).increment();
     }
 
     /**
