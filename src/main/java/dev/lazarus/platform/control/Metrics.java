@@ -35,6 +35,20 @@ public class Metrics {
     public static final String UNKNOWN = "unknown";
 
     private static final String DEAD_LETTERS = "lazarus.dead.letters";
+    private static final String REQUEUES = "lazarus.requeues";
+    private static final String STEP_DURATION = "lazarus.step.duration";
+    private static final String STEP_RETRIES = "lazarus.step.retries";
+    private static final String RUNS_STARTED = "lazarus.runs.started";
+    private static final String RUNS_FINISHED = "lazarus.runs.finished";
+    private static final String SWEEP_DURATION = "lazarus.sweep.duration";
+    private static final String RUNS_SWEPT = "lazarus.sweep.runs.swept";
+    private static final String RECONCILER_FINDINGS = "lazarus.reconciler.findings";
+    private static final String DIAGNOSTICS_WRITE_FAILURES = "lazarus.diagnostics.write.failures";
+    /** The values of the labels that come from fixed sets, declared at 0 (see {@link #declare}). */
+    private static final List<String> FINISHED_STATES = List.of("COMPLETED", "DEAD_LETTERED");
+    private static final List<String> STEP_OUTCOMES = List.of("succeeded", "failed");
+    private static final List<String> FINDINGS = List.of("recorded", "failed");
+    private static final List<String> DIAGNOSTICS = List.of("dead_letter", "failed_attempt", "step_success", "reconciler", "sweep_finished");
 
     @Inject
     MeterRegistry registry;
@@ -72,38 +86,38 @@ public class Metrics {
 
     /** A dead-lettered run was brought back; {@code method} says how its message was found (moved, dispatched again, console). */
     public void requeued(String method) {
-        counter("lazarus.requeues", "method", method).increment();
+        counter(REQUEUES, "method", method).increment();
     }
 
     /** A step's handler ran: how long, and whether it succeeded (its success may still fail to commit; then it runs again). */
     public void stepExecuted(String pipeline, String step, boolean succeeded, Duration took) {
-        timer("lazarus.step.duration", "pipeline", pipeline, "step", step, "outcome", succeeded ? "succeeded" : "failed").record(took);
+        timer(STEP_DURATION, "pipeline", pipeline, "step", step, "outcome", succeeded ? "succeeded" : "failed").record(took);
     }
 
     /** A step's attempt failed and the broker will deliver it again. */
     public void stepRetried(String pipeline, String step) {
-        counter("lazarus.step.retries", "pipeline", pipeline, "step", step).increment();
+        counter(STEP_RETRIES, "pipeline", pipeline, "step", step).increment();
     }
 
     /** A run was started, or finished ({@code state} COMPLETED or DEAD_LETTERED). */
     public void runStarted(String pipeline) {
-        counter("lazarus.runs.started", "pipeline", pipeline).increment();
+        counter(RUNS_STARTED, "pipeline", pipeline).increment();
     }
 
     public void runFinished(String pipeline, String state) {
-        counter("lazarus.runs.finished", "pipeline", pipeline, "state", state).increment();
+        counter(RUNS_FINISHED, "pipeline", pipeline, "state", state).increment();
     }
 
     /** A sweep for stale runs ended, having dead-lettered {@code swept} of them. */
     public void swept(int swept, Duration took) {
-        timer("lazarus.sweep.duration").record(took);
-        counter("lazarus.sweep.runs.swept").increment(swept);
+        timer(SWEEP_DURATION).record(took);
+        counter(RUNS_SWEPT).increment(swept);
     }
 
     /** The reconciler settled a message it found in a DLQ: {@code recorded} a dead letter nothing had explained, or failed to. */
     public void reconcilerFinding(String outcome, int count) {
         if (count > 0) {
-            counter("lazarus.reconciler.findings", "outcome", outcome).increment(count);
+            counter(RECONCILER_FINDINGS, "outcome", outcome).increment(count);
         }
     }
 
@@ -112,7 +126,7 @@ public class Metrics {
      * or refused. Nothing is lost (the message stays with the broker and is looked at again), but the evidence is late.
      */
     public void diagnosticsWriteFailed(String what) {
-        counter("lazarus.diagnostics.write.failures", "what", what).increment();
+        counter(DIAGNOSTICS_WRITE_FAILURES, "what", what).increment();
     }
 
     /**
@@ -124,19 +138,17 @@ public class Metrics {
      */
     public void declare(List<String[]> steps, List<String> requeueMethods) {
         for (String[] step : steps) {
-            registry.counter("lazarus.runs.started", Tags.of("pipeline", step[0]));
-            List.of("COMPLETED", "DEAD_LETTERED").forEach(state -> registry.counter("lazarus.runs.finished", Tags.of("pipeline", step[0], "state", state)));
-            List.of("succeeded", "failed").forEach(outcome ->
-                    registry.timer("lazarus.step.duration", Tags.of("pipeline", step[0], "step", step[1], "outcome", outcome)));
-            registry.counter("lazarus.step.retries", Tags.of("pipeline", step[0], "step", step[1]));
-            registry.counter(DEAD_LETTERS, Tags.of("reason", "RETRIES_EXHAUSTED", "pipeline", step[0], "step", step[1]));
+            counter(RUNS_STARTED, "pipeline", step[0]);
+            FINISHED_STATES.forEach(state -> counter(RUNS_FINISHED, "pipeline", step[0], "state", state));
+            STEP_OUTCOMES.forEach(outcome -> timer(STEP_DURATION, "pipeline", step[0], "step", step[1], "outcome", outcome));
+            counter(STEP_RETRIES, "pipeline", step[0], "step", step[1]);
+            counter(DEAD_LETTERS, "reason", "RETRIES_EXHAUSTED", "pipeline", step[0], "step", step[1]);
         }
-        requeueMethods.forEach(method -> registry.counter("lazarus.requeues", Tags.of("method", method)));
-        registry.timer("lazarus.sweep.duration");
-        registry.counter("lazarus.sweep.runs.swept");
-        List.of("recorded", "failed").forEach(outcome -> registry.counter("lazarus.reconciler.findings", Tags.of("outcome", outcome)));
-        List.of("dead_letter", "failed_attempt", "step_success", "reconciler", "sweep_finished")
-                .forEach(what -> registry.counter("lazarus.diagnostics.write.failures", Tags.of("what", what)));
+        requeueMethods.forEach(method -> counter(REQUEUES, "method", method));
+        timer(SWEEP_DURATION);
+        counter(RUNS_SWEPT);
+        FINDINGS.forEach(outcome -> counter(RECONCILER_FINDINGS, "outcome", outcome));
+        DIAGNOSTICS.forEach(what -> counter(DIAGNOSTICS_WRITE_FAILURES, "what", what));
     }
 
 }
