@@ -3,6 +3,7 @@ package dev.lazarus.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /** CPU time a process has used (Linux {@code /proc/<pid>/stat}), so a benchmark can say what each step costs. */
 final class ProcessCpu {
@@ -20,6 +21,37 @@ final class ProcessCpu {
         } catch (IOException | RuntimeException unreadable) {
             return 0;
         }
+    }
+
+    /**
+     * The one running WildFly (a java process started through jboss-modules), or -1 if there is none or more than
+     * one; {@code -Dbench.wildfly-pid} chooses.
+     */
+    static long wildfly() {
+        Long chosen = Long.getLong("bench.wildfly-pid");
+        if (chosen != null) {
+            return chosen;
+        }
+        try (var processes = Files.list(Path.of("/proc"))) {
+            List<Long> found = processes.map(p -> p.getFileName().toString()).filter(name -> name.chars().allMatch(Character::isDigit))
+                    .map(Long::parseLong).filter(pid -> {
+                        try {
+                            String cmdline = Files.readString(Path.of("/proc", String.valueOf(pid), "cmdline")).replace('\0', ' ');
+                            String program = cmdline.split(" ", 2)[0];
+                            return program.endsWith("java") && cmdline.contains("jboss-modules.jar");
+                        } catch (IOException | RuntimeException gone) {
+                            return false;
+                        }
+                    }).toList();
+            return found.size() == 1 ? found.get(0) : -1;
+        } catch (IOException unreadable) {
+            return -1;
+        }
+    }
+
+    /** User + system CPU milliseconds of a process; 0 if it cannot be read. */
+    static long millis(long pid) {
+        return pid < 0 ? 0 : ticks(pid, false) * 1000 / TICKS_PER_SECOND;
     }
 
     /** The parent of a process; -1 if it cannot be read. */

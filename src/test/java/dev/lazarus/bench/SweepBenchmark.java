@@ -101,19 +101,30 @@ public final class SweepBenchmark {
      */
     private static void sweepThroughTheApplication(String app, String url, String user, String password, int runs, int stale)
             throws Exception {
+        long postmaster;
         try (Connection db = DriverManager.getConnection(url, user, password)) {
             long fillStart = System.nanoTime();
             fill(db, runs, stale, Instant.now());
-            analyze(db);
+            // vacuumed as well: otherwise the autovacuum the million inserts set off runs during the sweeps, and they
+            // measure it; an outage does not start with a million fresh rows
+            exec(db, "vacuum analyze run");
             System.out.printf(Locale.ROOT, "Added %,d runs (%,d stale) to the application's database in %.1f s%n", runs, stale,
                     (System.nanoTime() - fillStart) / 1e9);
+            try (ResultSet pid = db.createStatement().executeQuery("select pg_backend_pid()")) {
+                pid.next();
+                postmaster = ProcessCpu.parent(pid.getLong(1));
+            }
         }
+        long wildfly = ProcessCpu.wildfly();
+        long wildflyCpuBefore = ProcessCpu.millis(wildfly);
+        long postgresCpuBefore = ProcessCpu.treeMillis(postmaster);
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         String auth = "Basic " + java.util.Base64.getEncoder().encodeToString(
                 System.getProperty("bench.operator", "operator:operator-pw").getBytes(java.nio.charset.StandardCharsets.UTF_8));
         long start = System.nanoTime();
         int sweeps = 0;
         int deadLettered;
+        int total = 0;
         do {
             java.net.http.HttpResponse<String> response = http.send(java.net.http.HttpRequest.newBuilder(
                             java.net.URI.create(app + "/api/staleness/sweep")).header("Authorization", auth)
@@ -126,10 +137,17 @@ public final class SweepBenchmark {
             deadLettered = report.getJsonObject("deadLettered").values().stream()
                     .mapToInt(v -> ((jakarta.json.JsonNumber) v).intValue()).sum();
             sweeps++;
+            total += deadLettered;
             System.out.printf(Locale.ROOT, "sweep %d: %d candidates, %d dead-lettered, took %s%n", sweeps,
                     report.getInt("candidates"), deadLettered, report.getString("took"));
         } while (deadLettered > 0);
-        System.out.printf(Locale.ROOT, "All stale runs dead-lettered by %d sweeps in %.1f s%n", sweeps, (System.nanoTime() - start) / 1e9);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        double wildflyCpu = (ProcessCpu.millis(wildfly) - wildflyCpuBefore) / 1000.0;
+        double postgresCpu = (ProcessCpu.treeMillis(postmaster) - postgresCpuBefore) / 1000.0;
+        System.out.printf(Locale.ROOT, "All stale runs dead-lettered by %d sweeps in %.1f s%n", sweeps, seconds);
+        System.out.printf(Locale.ROOT, "CPU: WildFly %.2f s%s, PostgreSQL %.2f s; per dead letter %.3f + %.3f ms (%,d dead letters)%n",
+                wildflyCpu, wildfly < 0 ? " (not found: -Dbench.wildfly-pid)" : "", postgresCpu,
+                total == 0 ? 0 : wildflyCpu * 1000 / total, total == 0 ? 0 : postgresCpu * 1000 / total, total);
     }
 
     private static void fill(Connection db, int runs, int stale, Instant now) throws SQLException {

@@ -25,6 +25,8 @@ import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.sweep.boundary.StaleRunSweeper;
 import dev.lazarus.sweep.control.LiveRuns;
 import dev.lazarus.sweep.control.StalenessRules.Health;
+import dev.lazarus.sweep.control.StaleRuns;
+import dev.lazarus.sweep.control.StalenessRules;
 import dev.lazarus.sweep.control.Sweeps;
 import jakarta.enterprise.inject.spi.CDI;
 import jakarta.json.Json;
@@ -407,5 +409,65 @@ class ResilienceIT {
         sweeps.sweep();
         assertEquals(expected, fixtures.column("select fingerprint from dead_letter where id = " + id).get(0),
                 "the sweep computed it, by the same rule as a new dead letter's");
+    }
+
+    /**
+     * A sweep writes its batches a statement per table (DeadLetterRows) and everything else writes one dead letter at
+     * a time through Hibernate; both carry out the same rule, so a stale run must end the same either way: the same
+     * dead letter, audit entry, run and step execution rows (but for ids and clocks), the same event lines.
+     */
+    @Test
+    void aSweepsBatchWritesTheSameRowsAsADeadLetterWrittenAlone() throws Exception {
+        StaleRuns staleRuns = CDI.current().select(StaleRuns.class).get();
+        // fresh now, so the test server's own sweeps (every 2 s) leave them alone; stale an hour from now
+        Instant since = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        List<UUID> stale = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            UUID run = fixtures.runIn(RunState.RETRYING, "index", since);
+            fixtures.update("insert into step_execution (id, run_id, step_name, generation, queue, state, attempts, failures,"
+                    + " deliveries, first_attempt_at, last_attempt_at) select nextval('step_execution_seq'), id, current_step,"
+                    + " generation, 'lazarus.document-ingestion.index', 'RETRYING', 2, 2, 2, updated_at, updated_at from run where id = ?", run);
+            stale.add(run);
+        }
+        Instant now = since.plus(Duration.ofHours(1));
+        assertEquals(1, staleRuns.deadLetterIfStale(List.of(stale.get(0)), StalenessRules.Kind.UNRECOVERED, now), "alone");
+        assertEquals(2, staleRuns.deadLetterIfStale(List.of(stale.get(1), stale.get(2)), StalenessRules.Kind.UNRECOVERED, now),
+                "in a batch");
+        assertEquals(1, staleRuns.deadLetterIfStale(List.of(stale.get(3)), StalenessRules.Kind.UNRECOVERED, now),
+                "alone again, after the batch took ids from the same sequences");
+
+        String alone = rowsOf(stale.get(0));
+        assertTrue(alone.contains("\"reason\":\"UNRECOVERED_ERROR\"") && alone.contains("\"state\":\"FAILED\""), alone);
+        for (UUID run : stale.subList(1, 4)) {
+            assertEquals(alone, rowsOf(run), "run " + run + " ends as the run dead-lettered alone did");
+        }
+        String lines = java.nio.file.Files.readString(java.nio.file.Path.of(System.getProperty("jboss.server.log.dir"), "lazarus-events.log"));
+        for (UUID run : stale) {
+            long deadLetter = fixtures.deadLettersOf(run).get(0).id();
+            assertTrue(lines.contains("dead letter " + deadLetter + " UNRECOVERED_ERROR for run " + run), "the dead letter's event line");
+            assertTrue(lines.contains("run " + run + " RETRYING -> DEAD_LETTERED"), "the run's event line");
+        }
+    }
+
+    /** A run's rows as JSON, without what differs from one run to the next (ids, the time they were written). */
+    private String rowsOf(UUID run) {
+        String id = run.toString();
+        List<String> rows = new ArrayList<>();
+        rows.addAll(fixtures.column("select row_to_json(r)::text from run r where id = '" + id + "'"));
+        rows.addAll(fixtures.column("select row_to_json(s)::text from step_execution s where run_id = '" + id + "'"));
+        rows.addAll(fixtures.column("select row_to_json(d)::text from dead_letter d where run_id = '" + id + "'"));
+        rows.addAll(fixtures.column("select row_to_json(e)::text from dead_letter_event e join dead_letter d on d.id = e.dead_letter_id"
+                + " where d.run_id = '" + id + "' order by e.id"));
+        List<String> kept = new ArrayList<>();
+        for (String row : rows) {
+            jakarta.json.JsonObjectBuilder without = Json.createObjectBuilder();
+            Json.createReader(new java.io.StringReader(row)).readObject().forEach((column, value) -> {
+                if (!List.of("id", "dead_letter_id", "created_at", "updated_at", "finished_at", "at", "trace_id").contains(column)) {
+                    without.add(column, value);
+                }
+            });
+            kept.add(without.build().toString().replace(id, "<run>"));
+        }
+        return String.join("\n", kept);
     }
 }

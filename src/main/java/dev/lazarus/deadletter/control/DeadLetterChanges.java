@@ -9,6 +9,7 @@ import dev.lazarus.platform.control.Metrics;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
+import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 import jakarta.persistence.PostPersist;
 import jakarta.persistence.PostUpdate;
@@ -19,6 +20,7 @@ import jakarta.persistence.PostUpdate;
  * {@code DEAD_LETTER}) and the dead-letter and requeue counters, once the change commits. A JPA entity listener,
  * so a detection path cannot record a dead letter without it being counted.
  */
+@Dependent // also called directly by DeadLetterRows, which writes a sweep's dead letters without Hibernate
 public class DeadLetterChanges {
 
     private static final AttributeKey<String> REASON = AttributeKey.stringKey("lazarus.dead_letter.reason");

@@ -80,6 +80,9 @@ public class DeadLetterService {
     RequeuePolicy requeuePolicy;
 
     @Inject
+    DeadLetterRows rows;
+
+    @Inject
     Clock clock;
 
     /** Records the dead letter in the caller's transaction and, if it is about the run's current dispatch, stops the run. */
@@ -100,10 +103,21 @@ public class DeadLetterService {
         RunsInQuestion runs = new RunsInQuestion(
                 reports.stream().map(DeadLetterReport::runId).filter(Objects::nonNull).collect(Collectors.toSet()),
                 reports.stream().filter(r -> !r.reason().aboutMessage()).map(DeadLetterReport::runId).filter(Objects::nonNull)
-                        .collect(Collectors.toSet()), atHand);
+                        .collect(Collectors.toSet()), atHand, reports.size() > 1);
         List<DeadLetter> recorded = new ArrayList<>(reports.size());
         for (DeadLetterReport report : reports) {
             recorded.add(record(report, runs, now));
+        }
+        if (runs.oneOfMany) {
+            // a batch (a sweep's): the rule decided every row in memory, and they are written a statement per table
+            rows.write(runs.created, runs.stopped, runs.gaveUp);
+            runs.created.forEach(deadLetter -> log(deadLetter, Level.FINE));
+        }
+        if (runs.oneOfMany && !runs.created.isEmpty()) {
+            // a line per dead letter is in the event log (and here at FINE); thousands of warnings would bury the rest
+            LOG.log(Level.WARNING, "{0} dead letter(s) recorded, ids {1} to {2}, by reason: {3}", new Object[] {runs.created.size(),
+                    runs.created.get(0).id(), runs.created.get(runs.created.size() - 1).id(), runs.created.stream()
+                    .collect(Collectors.groupingBy(DeadLetter::reason, java.util.TreeMap::new, Collectors.counting()))});
         }
         return recorded;
     }
@@ -118,7 +132,7 @@ public class DeadLetterService {
                     deadLetter.withRunSnapshot(snapshot(run)).withTrace(run.traceId());
                 }
             }
-            return persist(deadLetter, report);
+            return persist(deadLetter, runs);
         }
         if (run == null) {
             // the run row is gone (deleted by hand): the failure is evidence about a message of no run
@@ -148,11 +162,15 @@ public class DeadLetterService {
                 .withTrace(run.traceId());
         long stoppedGeneration = run.generation(); // a fencing dead letter moves the run past it
         run.deadLetter(report.fence(), now);
+        runs.stopped.add(run);
         runs.execution(run.id(), run.currentStep(), stoppedGeneration)
                 .filter(step -> step.state() != StepState.COMPLETED)
-                .ifPresent(step -> step.gaveUp(report.reason() + ": " + report.errorMessage(), report.lastAttemptFailed()));
+                .ifPresent(step -> {
+                    step.gaveUp(report.reason() + ": " + report.errorMessage(), report.lastAttemptFailed());
+                    runs.gaveUp.add(step);
+                });
         runs.nowHeldBy(run.id(), deadLetter);
-        return persist(deadLetter, report);
+        return persist(deadLetter, runs);
     }
 
     /**
@@ -165,13 +183,20 @@ public class DeadLetterService {
         private final Map<UUID, Run> runs = new HashMap<>();
         private final Map<UUID, DeadLetter> open = new HashMap<>();
         private final Map<String, StepExecution> executions = new HashMap<>();
+        /** The dead letters this batch created, in order, the runs they stopped and the executions that gave up. */
+        private final List<DeadLetter> created = new ArrayList<>();
+        private final Set<Run> stopped = new java.util.LinkedHashSet<>();
+        private final Set<StepExecution> gaveUp = new java.util.LinkedHashSet<>();
+        /** A batch of reports: its rows are written by {@link DeadLetterRows}, not one by one by Hibernate. */
+        private final boolean oneOfMany;
 
         /**
          * @param ids     the runs the reports name
          * @param holding those of them a report may stop: their open dead letters and executions are read too
          * @param atHand  runs already read in this transaction
          */
-        RunsInQuestion(Set<UUID> ids, Set<UUID> holding, Collection<Run> atHand) {
+        RunsInQuestion(Set<UUID> ids, Set<UUID> holding, Collection<Run> atHand, boolean oneOfMany) {
+            this.oneOfMany = oneOfMany;
             atHand.stream().filter(run -> ids.contains(run.id())).forEach(run -> runs.put(run.id(), run));
             // a run a report may stop is locked before anything is written for it, as the sweep locks its runs: two
             // detectors of one run then queue for it instead of each writing a dead letter (unique open_run_id) and
@@ -468,13 +493,22 @@ public class DeadLetterService {
                 .withError(report.exceptionClass(), error, report.stackTrace(), report.attempts());
     }
 
-    private DeadLetter persist(DeadLetter deadLetter, DeadLetterReport report) {
+    private DeadLetter persist(DeadLetter deadLetter, RunsInQuestion batch) {
+        batch.created.add(deadLetter);
+        if (batch.oneOfMany) {
+            return deadLetter; // written with the rest of the batch, and logged then
+        }
         em.persist(deadLetter); // inserted at flush; the one-open-per-run constraint is checked then
-        LOG.log(deadLetter.reason() == DeadLetterReason.STALE_MESSAGE ? Level.INFO : Level.WARNING,
-                "Dead letter {0}: {1} on queue {2}, run {3}, step {4}{5}: {6}", new Object[] {deadLetter.id(), deadLetter.reason(),
-                        report.queue(), report.runId(), report.step(), deadLetter.holdsRun() ? "" : " (the message alone)",
-                        deadLetter.errorMessage()});
+        log(deadLetter, deadLetter.reason() == DeadLetterReason.STALE_MESSAGE ? Level.INFO : Level.WARNING);
         return deadLetter;
+    }
+
+    private static void log(DeadLetter deadLetter, Level level) {
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, "Dead letter {0}: {1} on queue {2}, run {3}, step {4}{5}: {6}", new Object[] {deadLetter.id(),
+                    deadLetter.reason(), deadLetter.queue(), deadLetter.runId(), deadLetter.stepName(),
+                    deadLetter.holdsRun() ? "" : " (the message alone)", deadLetter.errorMessage()});
+        }
     }
 
     private Optional<StepExecution> execution(Run run, String step, long generation) {

@@ -406,4 +406,18 @@ public class DeadLetter {
     public boolean dlqMessageMissing() { return dlqMessageMissing; }
     public Instant dlqCheckedAt() { return dlqCheckedAt; }
     public List<DeadLetterEvent> events() { return Collections.unmodifiableList(events); }
+    public UUID openRunId() { return openRunId; }
+    public long version() { return version; }
+
+    /**
+     * Gives a dead letter that is written without the entity manager (a sweep's batch, see {@code DeadLetterRows})
+     * the ids JPA would have given it and its audit entries.
+     */
+    public void takeIds(long ownId, java.util.function.LongSupplier eventIds) {
+        if (id != null) {
+            throw new IllegalStateException("dead letter " + id + " already has its id");
+        }
+        id = ownId;
+        events.forEach(event -> event.takeId(eventIds.getAsLong()));
+    }
 }

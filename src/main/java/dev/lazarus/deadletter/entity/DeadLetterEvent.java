@@ -74,6 +74,13 @@ public class DeadLetterEvent {
         return this;
     }
 
+    void takeId(long newId) {
+        if (id != null) {
+            throw new IllegalStateException("audit entry " + id + " already has its id");
+        }
+        id = newId;
+    }
+
     public Long id() { return id; }
     public Instant at() { return at; }
     public String actor() { return actor; }

@@ -3,8 +3,10 @@ package dev.lazarus.deadletter.entity;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -32,11 +34,37 @@ public final class Fingerprint {
     private static final Pattern NUMBER = Pattern.compile("\\d+");
     private static final Pattern QUOTED = Pattern.compile("'[^']*'|\"[^\"]*\"");
 
+    /**
+     * Copied for each key: looking SHA-256 up among the server's security providers costs more than hashing a key,
+     * and a sweep makes thousands of keys.
+     */
+    private static final MessageDigest SHA_256;
+
+    static {
+        try {
+            SHA_256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        }
+    }
+
+    /** The key of a reason with no error text yet: the same for every dead letter of the reason, so computed once. */
+    private static final Map<DeadLetterReason, String> OF_REASON_ALONE = new EnumMap<>(DeadLetterReason.class);
+
+    static {
+        for (DeadLetterReason reason : DeadLetterReason.values()) {
+            OF_REASON_ALONE.put(reason, hash(basis(reason, null, null, null)));
+        }
+    }
+
     private Fingerprint() {
     }
 
     /** A 16-hex-digit key. */
     public static String of(DeadLetterReason reason, String exceptionClass, String stackTrace, String errorMessage) {
+        if (exceptionClass == null && stackTrace == null && errorMessage == null) {
+            return OF_REASON_ALONE.get(reason);
+        }
         return hash(basis(reason, exceptionClass, stackTrace, errorMessage));
     }
 
@@ -95,10 +123,10 @@ public final class Fingerprint {
 
     private static String hash(String basis) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(basis.getBytes(StandardCharsets.UTF_8));
+            byte[] digest = ((MessageDigest) SHA_256.clone()).digest(basis.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the JDK's SHA-256 can be copied", e);
         }
     }
 }

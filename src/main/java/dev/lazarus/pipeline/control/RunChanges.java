@@ -5,6 +5,7 @@ import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.platform.control.AfterCommit;
 import dev.lazarus.platform.control.EventLog;
 import dev.lazarus.platform.control.Metrics;
+import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 import jakarta.persistence.PostPersist;
 import jakarta.persistence.PostUpdate;
@@ -14,6 +15,7 @@ import jakarta.persistence.PostUpdate;
  * step, a sweep, a requeue): one line of the structured log ({@link EventLog}, event {@code RUN}) and the run
  * counters, once the change commits. A JPA entity listener, so no path can change a run without it being told.
  */
+@Dependent // also called directly for runs written without Hibernate (a sweep's batch)
 public class RunChanges {
 
     @Inject
@@ -27,8 +29,9 @@ public class RunChanges {
         report(run, null);
     }
 
+    /** A run was updated (by Hibernate, or by a batch written with SQL, which calls this itself). */
     @PostUpdate
-    void updated(Run run) {
+    public void updated(Run run) {
         Run.Place before = run.reportedPlace();
         if (before == null || !before.equals(run.place())) {
             report(run, before);

@@ -261,6 +261,7 @@ public class Run {
     }
 
     public String traceId() { return traceId; }
+    public long version() { return version; }
 
     /** The run's place: its state, step and dispatch. */
     public record Place(RunState state, String step, long generation) {

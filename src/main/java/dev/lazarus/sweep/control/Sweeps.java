@@ -6,18 +6,25 @@ import dev.lazarus.sweep.control.StalenessRules.Kind;
 import dev.lazarus.platform.control.Failures;
 import dev.lazarus.platform.control.Metrics;
 import dev.lazarus.platform.control.TimerRuns;
+import jakarta.annotation.Resource;
 import jakarta.ejb.EJBException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -66,19 +73,26 @@ public class Sweeps {
     @ConfigProperty(name = "lazarus.sweep.batch-size", defaultValue = "1000")
     int batchSize;
 
+    /** Transactions a sweep runs at once; 0: as many as the machine has cores, at most 4. */
+    @Inject
+    @ConfigProperty(name = "lazarus.sweep.parallelism", defaultValue = "0")
+    int parallelism;
+
+    @Resource
+    ManagedExecutorService executor;
+
     public SweepReport sweep() {
         Instant now = clock.instant();
-        Map<Kind, Integer> deadLettered = new EnumMap<>(Kind.class);
+        List<Chunk> chunks = new ArrayList<>();
         int candidates = 0;
         for (Kind kind : Kind.values()) {
             List<UUID> stale = staleRuns.candidates(kind, now, batchSize);
             candidates += stale.size();
-            int count = 0;
             for (int from = 0; from < stale.size(); from += CHUNK) {
-                count += deadLetter(stale.subList(from, Math.min(stale.size(), from + CHUNK)), kind, now);
+                chunks.add(new Chunk(kind, stale.subList(from, Math.min(stale.size(), from + CHUNK))));
             }
-            deadLettered.put(kind, count);
         }
+        Map<Kind, Integer> deadLettered = deadLetterAll(chunks, now);
         DeadLetterReconciler.Result reconciled = reconciler.reconcile();
         try {
             deadLetters.fillMissingFingerprints(FINGERPRINTS_PER_SWEEP);
@@ -98,6 +112,57 @@ public class Sweeps {
             LOG.log(Level.INFO, "Sweep: {0}", report);
         }
         return report;
+    }
+
+    /** Stale runs of one kind that one transaction dead-letters. */
+    private record Chunk(Kind kind, List<UUID> runs) {
+    }
+
+    /**
+     * The chunks, on {@link #lanes} threads at once (this one and pooled ones): a sweep's CPU is mostly the server's
+     * own (building each dead letter), so an outage's worth is cleared by all cores, not one. The chunks hold
+     * different runs, each locked in id order, so they never wait for each other.
+     */
+    private Map<Kind, Integer> deadLetterAll(List<Chunk> chunks, Instant now) {
+        int laneCount = Math.max(1, Math.min(lanes(), chunks.size()));
+        List<Future<Map<Kind, Integer>>> others = new ArrayList<>();
+        for (int lane = 1; lane < laneCount; lane++) {
+            int first = lane;
+            try {
+                others.add(executor.submit(() -> deadLetterLane(chunks, first, laneCount, now)));
+            } catch (RejectedExecutionException busy) {
+                others.add(CompletableFuture.completedFuture(deadLetterLane(chunks, first, laneCount, now)));
+            }
+        }
+        Map<Kind, Integer> deadLettered = deadLetterLane(chunks, 0, laneCount, now);
+        for (Future<Map<Kind, Integer>> lane : others) {
+            try {
+                lane.get().forEach((kind, count) -> deadLettered.merge(kind, count, Integer::sum));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new EJBException("interrupted while the sweep's other lanes were dead-lettering", e);
+            } catch (ExecutionException e) {
+                throw new EJBException("a lane of the sweep failed", e);
+            }
+        }
+        return deadLettered;
+    }
+
+    /** Chunks {@code first}, {@code first + step}, … of the list. */
+    private Map<Kind, Integer> deadLetterLane(List<Chunk> chunks, int first, int step, Instant now) {
+        Map<Kind, Integer> deadLettered = new EnumMap<>(Kind.class);
+        for (Kind kind : Kind.values()) {
+            deadLettered.put(kind, 0);
+        }
+        for (int i = first; i < chunks.size(); i += step) {
+            Chunk chunk = chunks.get(i);
+            deadLettered.merge(chunk.kind(), deadLetter(chunk.runs(), chunk.kind(), now), Integer::sum);
+        }
+        return deadLettered;
+    }
+
+    private int lanes() {
+        return parallelism > 0 ? parallelism : Math.min(4, Runtime.getRuntime().availableProcessors());
     }
 
     /** One chunk in one transaction; if it fails (a run changed under it), run by run. */
