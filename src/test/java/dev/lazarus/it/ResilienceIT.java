@@ -449,6 +449,44 @@ class ResilienceIT {
         }
     }
 
+    /**
+     * Ids are not in the order dead letters were recorded: a node takes them from the sequence in blocks of 50, and a
+     * sweep's batch takes a value per row, past the node's block. A run whose swept dead letter was requeued and which
+     * then failed again must still show the new, open one as its latest.
+     */
+    @Test
+    void aRunsLatestDeadLetterIsTheLastRecordedEvenWhenASweepGaveAnEarlierOneAHigherId() {
+        StaleRuns staleRuns = CDI.current().select(StaleRuns.class).get();
+        StepDefinition parse = pipelines.step(DocumentIngestion.NAME, "parse").orElseThrow();
+        Instant since = Instant.now();
+        UUID run;
+        long swept;
+        int tries = 0;
+        do { // until this node's block of ids has room left below the sweep's id (almost always the first time)
+            UUID other = fixtures.runIn(RunState.PENDING, "parse", since);
+            long before = deadLetterService.recordAlone(DeadLetterReport.stepGivenUp(parse, other, fixtures.generationOf(other),
+                    "ID:test-" + other, 3, "the test's consumer")).id();
+            run = fixtures.runIn(RunState.RETRYING, "parse", since);
+            staleRuns.deadLetterIfStale(List.of(run), StalenessRules.Kind.UNRECOVERED, since.plus(Duration.ofHours(1)));
+            swept = fixtures.deadLettersOf(run).get(0).id();
+            if (before < swept && (swept - before) % 50 != 0) {
+                break;
+            }
+        } while (++tries < 5);
+        // the operator requeued it (as the requeue service leaves the rows), and the step failed again
+        fixtures.update("update dead_letter set status = 'REQUEUED', open_run_id = null, closed_at = now(), updated_at = now()"
+                + " where id = ?", swept);
+        fixtures.update("update run set state = 'PENDING', generation = generation + 1, finished_at = null, version = version + 1"
+                + " where id = ?", run);
+        long again = deadLetterService.recordAlone(DeadLetterReport.stepGivenUp(parse, run, fixtures.generationOf(run),
+                "ID:test-again-" + run, 3, "the test's consumer, after the requeue")).id();
+        assertTrue(again < swept, "the dead letter recorded after the requeue has the lower id (" + again + " < " + swept + ")");
+
+        DeadLetter latest = CDI.current().select(dev.lazarus.deadletter.control.DeadLetters.class).get().latestFor(run).orElseThrow();
+        assertEquals(again, latest.id(), "the run's latest dead letter is the one recorded last, open");
+        assertTrue(latest.isOpen());
+    }
+
     /** A run's rows as JSON, without what differs from one run to the next (ids, the time they were written). */
     private String rowsOf(UUID run) {
         String id = run.toString();

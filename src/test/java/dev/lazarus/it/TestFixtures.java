@@ -140,9 +140,9 @@ public class TestFixtures {
         Run run = em.find(Run.class, runId, jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
         locked.countDown();
         proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
-        DeadLetter deadLetter = deadLetters.recordAll(List.of(report), List.of(run)).get(0);
-        em.flush();
-        return deadLetter.id();
+        deadLetters.recordSweepBatch(List.of(report), List.of(run)); // as a sweep records, with the run it locked
+        return em.createQuery("select d.id from DeadLetter d where d.openRunId = :run", Long.class).setParameter("run", runId)
+                .getSingleResult();
     }
 
     public long generationOf(UUID run) {

@@ -102,7 +102,7 @@ public class DeadLetterListPage implements Serializable {
     /** The dry run: how many open dead letters of this filter a bulk requeue would bring back. */
     public long getRequeueable() {
         if (requeueable == null) {
-            requeueable = deadLetters.countRequeueable(getFilter(), Long.MAX_VALUE);
+            requeueable = deadLetters.countRequeueable(getFilter());
         }
         return requeueable;
     }

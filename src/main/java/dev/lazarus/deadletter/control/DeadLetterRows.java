@@ -25,8 +25,12 @@ import java.util.List;
  * they stopped (fenced by each run's version) and the executions that gave up. The decisions are the entities'
  * own, made by the same rule and the same entity methods as every other detection path; this class only knows
  * which columns each entity has, as its JPA mapping does (the two are kept equal by
- * {@code DeadLetterRowsTest}, which compares the columns, and by {@code SweepIT}, which compares the rows one
- * dead letter leaves either way).
+ * {@code DeadLetterRowsTest}, which compares the columns, and by
+ * {@code ResilienceIT.aSweepsBatchWritesTheSameRowsAsADeadLetterWrittenAlone}, which compares the rows and event lines
+ * a stale run leaves either way).
+ *
+ * <p>Its ids are sequence values taken one per row, so they are higher than the ids left in this node's block:
+ * nothing may take id order for the order dead letters were recorded (it never held across nodes either).
  *
  * <p>Why: dead-lettering an outage's worth of stale runs (10 000 at a time) spent most of its time in Hibernate's
  * per-entity inserts and updates (see benchmarks.md). PostgreSQL only: the rows travel as one JSON array per
@@ -59,25 +63,18 @@ public class DeadLetterRows {
             int eventCount = deadLetters.stream().mapToInt(d -> d.events().size()).sum();
             Iterator<Long> eventIds = nextIds("dead_letter_event_seq", eventCount).iterator();
             deadLetters.forEach(deadLetter -> deadLetter.takeIds(ids.next(), eventIds::next));
-            em.createNativeQuery("insert into dead_letter (" + DEAD_LETTER_COLUMNS + ") select " + DEAD_LETTER_COLUMNS
-                            + " from json_populate_recordset(null::dead_letter, cast(?1 as json))")
-                    .setParameter(1, rows(deadLetters, DeadLetterRows::deadLetterRow))
-                    .executeUpdate();
+            execute("insert into dead_letter (" + DEAD_LETTER_COLUMNS + ") select " + DEAD_LETTER_COLUMNS
+                    + " from json_populate_recordset(null::dead_letter, cast(?1 as json))", deadLetters, DeadLetterRows::deadLetterRow);
             List<Event> events = deadLetters.stream().flatMap(d -> d.events().stream().map(e -> new Event(d, e))).toList();
-            if (!events.isEmpty()) {
-                em.createNativeQuery("insert into dead_letter_event (" + EVENT_COLUMNS + ") select " + EVENT_COLUMNS
-                                + " from json_populate_recordset(null::dead_letter_event, cast(?1 as json))")
-                        .setParameter(1, rows(events, DeadLetterRows::eventRow))
-                        .executeUpdate();
-            }
+            execute("insert into dead_letter_event (" + EVENT_COLUMNS + ") select " + EVENT_COLUMNS
+                    + " from json_populate_recordset(null::dead_letter_event, cast(?1 as json))", events, DeadLetterRows::eventRow);
         }
         if (!stoppedRuns.isEmpty()) {
-            int updated = em.createNativeQuery("update run r set state = j.state, current_step = j.current_step,"
-                            + " generation = j.generation, requeue_count = j.requeue_count, updated_at = j.updated_at,"
-                            + " heartbeat_at = j.heartbeat_at, finished_at = j.finished_at, version = r.version + 1"
-                            + " from json_populate_recordset(null::run, cast(?1 as json)) j where r.id = j.id and r.version = j.version")
-                    .setParameter(1, rows(stoppedRuns, DeadLetterRows::runRow))
-                    .executeUpdate();
+            int updated = execute("update run r set state = j.state, current_step = j.current_step,"
+                    + " generation = j.generation, requeue_count = j.requeue_count, updated_at = j.updated_at,"
+                    + " heartbeat_at = j.heartbeat_at, finished_at = j.finished_at, version = r.version + 1"
+                    + " from json_populate_recordset(null::run, cast(?1 as json)) j where r.id = j.id and r.version = j.version",
+                    stoppedRuns, DeadLetterRows::runRow);
             if (updated != stoppedRuns.size()) {
                 // another transaction changed one of them after the rule read it (its lock was not held): nothing of
                 // this batch may stand
@@ -85,14 +82,10 @@ public class DeadLetterRows {
                         + " runs changed while their dead letters were written");
             }
         }
-        if (!gaveUp.isEmpty()) {
-            em.createNativeQuery("update step_execution s set state = j.state, attempts = j.attempts, failures = j.failures,"
-                            + " deliveries = j.deliveries, first_attempt_at = j.first_attempt_at, last_attempt_at = j.last_attempt_at,"
-                            + " heartbeat_at = j.heartbeat_at, finished_at = j.finished_at, last_error = j.last_error"
-                            + " from json_populate_recordset(null::step_execution, cast(?1 as json)) j where s.id = j.id")
-                    .setParameter(1, rows(gaveUp, DeadLetterRows::executionRow))
-                    .executeUpdate();
-        }
+        // what giving up changes (StepExecution.gaveUp), no more: the execution has no version to fence other columns with
+        execute("update step_execution s set state = j.state, failures = j.failures, last_error = j.last_error"
+                + " from json_populate_recordset(null::step_execution, cast(?1 as json)) j where s.id = j.id", gaveUp,
+                DeadLetterRows::executionRow);
         // what the entity listeners report for an entity Hibernate writes: the event lines and the counters, after commit
         deadLetters.forEach(deadLetterChanges::recorded);
         stoppedRuns.forEach(runChanges::updated);
@@ -172,13 +165,7 @@ public class DeadLetterRows {
     private static void executionRow(JsonGenerator row, StepExecution s) {
         put(row, "id", s.id());
         put(row, "state", s.state());
-        put(row, "attempts", s.attempts());
         put(row, "failures", s.failures());
-        put(row, "deliveries", s.deliveries());
-        put(row, "first_attempt_at", s.firstAttemptAt());
-        put(row, "last_attempt_at", s.lastAttemptAt());
-        put(row, "heartbeat_at", s.heartbeatAt());
-        put(row, "finished_at", s.finishedAt());
         put(row, "last_error", s.lastError());
     }
 
@@ -195,18 +182,41 @@ public class DeadLetterRows {
                 .toList();
     }
 
-    private static <T> String rows(Collection<T> entities, RowWriter<T> writer) {
+    /**
+     * Characters of JSON one statement carries at most: a batch's runs can each hold a payload of 200 000 characters
+     * and its dead letters a snapshot as large, and a sweep runs several batches at once, so the rows go in slices
+     * rather than as one text of the whole batch.
+     */
+    static final int SLICE = 4_000_000;
+
+    /** Runs the statement for the rows, a slice of them at a time; returns the rows it changed. */
+    private <T> int execute(String sql, Collection<T> entities, RowWriter<T> writer) {
+        int changed = 0;
         StringWriter text = new StringWriter();
-        try (JsonGenerator json = JSON.createGenerator(text)) {
-            json.writeStartArray();
-            for (T entity : entities) {
-                json.writeStartObject();
-                writer.write(json, entity);
-                json.writeEnd();
+        JsonGenerator json = null;
+        for (T entity : entities) {
+            if (json == null) {
+                json = JSON.createGenerator(text);
+                json.writeStartArray();
             }
+            json.writeStartObject();
+            writer.write(json, entity);
             json.writeEnd();
+            json.flush();
+            if (text.getBuffer().length() >= SLICE) {
+                json.writeEnd();
+                json.close();
+                changed += em.createNativeQuery(sql).setParameter(1, text.toString()).executeUpdate();
+                text = new StringWriter();
+                json = null;
+            }
         }
-        return text.toString();
+        if (json != null) {
+            json.writeEnd();
+            json.close();
+            changed += em.createNativeQuery(sql).setParameter(1, text.toString()).executeUpdate();
+        }
+        return changed;
     }
 
     @FunctionalInterface

@@ -87,23 +87,28 @@ public class DeadLetterService {
 
     /** Records the dead letter in the caller's transaction and, if it is about the run's current dispatch, stops the run. */
     public DeadLetter record(DeadLetterReport report) {
-        return recordAll(List.of(report), List.of()).get(0);
+        return recordAll(List.of(report), List.of(), false).get(0);
     }
 
     /**
-     * Records many dead letters in the caller's transaction, by the same rule as {@link #record} for each: a sweep's
-     * batch. What the rule needs to know about the runs (the run, its open dead letter, its current step's
-     * execution) is read in three queries for the whole batch instead of three per run.
+     * Records a sweep's batch of dead letters in the caller's transaction, by the same rule as {@link #record} for
+     * each. What the rule needs to know about the runs (the run, its open dead letter, its current step's execution)
+     * is read in three queries for the whole batch instead of three per run, and what it decides is written a
+     * statement per table ({@link DeadLetterRows}), not entity by entity.
      *
-     * @param atHand runs the caller has already read in this transaction (a sweep locked them): not read again
-     * @return the dead letter each report ended in, in the order of the reports
+     * @param lockedRuns the batch's runs, read and locked by the caller in this transaction and not changed since
+     *                   (their changes are written by {@link DeadLetterRows}: nothing else of them would be)
      */
-    public List<DeadLetter> recordAll(List<DeadLetterReport> reports, Collection<Run> atHand) {
+    public void recordSweepBatch(List<DeadLetterReport> reports, Collection<Run> lockedRuns) {
+        recordAll(reports, lockedRuns, true);
+    }
+
+    private List<DeadLetter> recordAll(List<DeadLetterReport> reports, Collection<Run> atHand, boolean batch) {
         Instant now = clock.instant();
         RunsInQuestion runs = new RunsInQuestion(
                 reports.stream().map(DeadLetterReport::runId).filter(Objects::nonNull).collect(Collectors.toSet()),
                 reports.stream().filter(r -> !r.reason().aboutMessage()).map(DeadLetterReport::runId).filter(Objects::nonNull)
-                        .collect(Collectors.toSet()), atHand, reports.size() > 1);
+                        .collect(Collectors.toSet()), atHand, batch);
         List<DeadLetter> recorded = new ArrayList<>(reports.size());
         for (DeadLetterReport report : reports) {
             recorded.add(record(report, runs, now));
@@ -115,8 +120,8 @@ public class DeadLetterService {
         }
         if (runs.oneOfMany && !runs.created.isEmpty()) {
             // a line per dead letter is in the event log (and here at FINE); thousands of warnings would bury the rest
-            LOG.log(Level.WARNING, "{0} dead letter(s) recorded, ids {1} to {2}, by reason: {3}", new Object[] {runs.created.size(),
-                    runs.created.get(0).id(), runs.created.get(runs.created.size() - 1).id(), runs.created.stream()
+            LOG.log(Level.WARNING, "{0} dead letter(s) recorded by {1}, by reason: {2}", new Object[] {runs.created.size(),
+                    runs.created.get(0).detectedBy(), runs.created.stream()
                     .collect(Collectors.groupingBy(DeadLetter::reason, java.util.TreeMap::new, Collectors.counting()))});
         }
         return recorded;

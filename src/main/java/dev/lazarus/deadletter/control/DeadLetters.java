@@ -117,11 +117,19 @@ public class DeadLetters {
      * How many open dead letters matching the filter (up to id {@code upTo}) a requeue would bring back: the bulk
      * requeue's dry run, and the same selection its job then works through.
      */
-    public long countRequeueable(DeadLetterFilter filter, long upTo) {
+    public long countRequeueable(DeadLetterFilter filter) {
+        return countRequeueable(filter, Long.MAX_VALUE, null);
+    }
+
+    /** The same, of those up to id {@code upTo} and recorded no later than {@code asOf} (if not null). */
+    public long countRequeueable(DeadLetterFilter filter, long upTo, Instant asOf) {
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter.open(), parameters)
-                + " and " + REQUEUEABLE + " and d.id <= :upTo", Long.class);
+                + " and " + REQUEUEABLE + " and d.id <= :upTo" + (asOf == null ? "" : " and d.createdAt <= :asOf"), Long.class);
         parameters.forEach(query::setParameter);
+        if (asOf != null) {
+            query.setParameter("asOf", asOf);
+        }
         return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).setParameter("upTo", upTo).getSingleResult();
     }
 
@@ -138,11 +146,15 @@ public class DeadLetters {
     public List<DeadLetter> lockNextRequeueable(RequeueJob job, int max) {
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where " + where(job.filter().open(), parameters)
-                + " and " + REQUEUEABLE + " and d.id > :after and d.id <= :upTo order by d.id", DeadLetter.class);
+                + " and " + REQUEUEABLE + " and d.id > :after and d.id <= :upTo and d.createdAt <= :asOf order by d.id",
+                DeadLetter.class);
         parameters.forEach(query::setParameter);
+        // ids alone do not bound "what was there when the job was counted" (a node's block of ids, a sweep's batch
+        // may give a newer dead letter a lower id): the time it was recorded bounds it too
         return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT)
                 .setParameter("after", job.cursorId())
                 .setParameter("upTo", job.maxDeadLetterId())
+                .setParameter("asOf", job.createdAt())
                 .setLockMode(LockModeType.PESSIMISTIC_WRITE)
                 .setMaxResults(max)
                 .getResultList();
@@ -204,12 +216,15 @@ public class DeadLetters {
                 .setParameter("since", since).setMaxResults(50_000).getResultList();
     }
 
-    /** The newest dead letter of a run, open or not, with its audit trail. */
+    /**
+     * The newest dead letter of a run, open or not, with its audit trail. Newest by when it was recorded: ids are
+     * not in that order (each node takes its ids from the sequence in blocks, and a sweep's batch a value per row).
+     */
     public Optional<DeadLetter> latestFor(UUID runId) {
-        return em.createQuery("select max(d.id) from DeadLetter d where d.runId = :run", Long.class)
+        return em.createQuery("select d.id from DeadLetter d where d.runId = :run order by d.createdAt desc, d.id desc", Long.class)
                 .setParameter("run", runId)
+                .setMaxResults(1)
                 .getResultStream()
-                .filter(java.util.Objects::nonNull)
                 .findFirst()
                 .flatMap(this::find);
     }

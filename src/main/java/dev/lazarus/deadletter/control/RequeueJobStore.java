@@ -29,8 +29,9 @@ public class RequeueJobStore {
     @Inject
     Clock clock;
 
-    public RequeueJob create(DeadLetterFilter filter, int ratePerSecond, long total, long maxDeadLetterId, String operator, String node) {
-        RequeueJob job = new RequeueJob(filter, ratePerSecond, total, maxDeadLetterId, operator, node, clock.instant());
+    public RequeueJob create(DeadLetterFilter filter, int ratePerSecond, long total, long maxDeadLetterId, String operator, String node,
+                             Instant countedAt) {
+        RequeueJob job = new RequeueJob(filter, ratePerSecond, total, maxDeadLetterId, operator, node, countedAt);
         em.persist(job);
         LOG.log(Level.INFO, "Requeue job {0} by {1}: {2} dead letter(s) match {3}, rate {4}/s",
                 new Object[] {job.id(), operator, total, filter, ratePerSecond == 0 ? "unlimited" : ratePerSecond});

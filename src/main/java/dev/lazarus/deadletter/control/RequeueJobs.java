@@ -13,6 +13,7 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -55,7 +56,7 @@ public class RequeueJobs {
         if (filter.status() != null && !filter.status().isOpen()) {
             return 0; // closed dead letters are never requeued
         }
-        return deadLetters.countRequeueable(filter, Long.MAX_VALUE);
+        return deadLetters.countRequeueable(filter);
     }
 
     /**
@@ -69,8 +70,9 @@ public class RequeueJobs {
                     + " is closed (use PENDING or INVESTIGATING, or leave it out)");
         }
         long newest = deadLetters.newestId();
-        RequeueJob job = store.create(filter, ratePerSecond, deadLetters.countRequeueable(filter, newest), newest,
-                session.getCallerPrincipal().getName(), NODE);
+        Instant asOf = clock.instant(); // the job selects up to the newest id and recorded no later than this
+        RequeueJob job = store.create(filter, ratePerSecond, deadLetters.countRequeueable(filter, newest, asOf), newest,
+                session.getCallerPrincipal().getName(), NODE, asOf);
         runner.run(job.id());
         return job;
     }

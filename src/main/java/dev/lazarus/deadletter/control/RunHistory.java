@@ -48,7 +48,7 @@ public class RunHistory {
         Run run = found.get();
         List<StepExecution> executions = runs.steps(runId);
         // the newest ones, if there are more (messages sent by hand that name the run can be many): the one holding it among them
-        List<DeadLetter> deadLetters = new ArrayList<>(em.createQuery("select d from DeadLetter d where d.runId = :run order by d.id desc",
+        List<DeadLetter> deadLetters = new ArrayList<>(em.createQuery("select d from DeadLetter d where d.runId = :run order by d.createdAt desc, d.id desc",
                 DeadLetter.class).setParameter("run", runId).setMaxResults(MAX_DEAD_LETTERS).getResultList());
         java.util.Collections.reverse(deadLetters);
 

@@ -118,7 +118,7 @@ public class StaleRuns {
             reports.add(DeadLetterReport.runStalled(kind.reason, step.get(), run.id(), run.generation(),
                     attempts.getOrDefault(run.id(), 0), describe(kind, step.get().name(), since, threshold)));
         }
-        deadLetters.recordAll(reports, runs);
+        deadLetters.recordSweepBatch(reports, runs);
         int deadLettered = reports.size();
         em.flush(); // the runs' version checks happen here, inside this batch's transaction
         return deadLettered;

@@ -73,7 +73,10 @@ public class Sweeps {
     @ConfigProperty(name = "lazarus.sweep.batch-size", defaultValue = "1000")
     int batchSize;
 
-    /** Transactions a sweep runs at once; 0: as many as the machine has cores, at most 4. */
+    /**
+     * Transactions a sweep runs at once; 0: as many as the machine has cores, at most 2 (each holds its batch of up
+     * to 250 runs, with their payloads and snapshots, in memory).
+     */
     @Inject
     @ConfigProperty(name = "lazarus.sweep.parallelism", defaultValue = "0")
     int parallelism;
@@ -134,16 +137,29 @@ public class Sweeps {
                 others.add(CompletableFuture.completedFuture(deadLetterLane(chunks, first, laneCount, now)));
             }
         }
-        Map<Kind, Integer> deadLettered = deadLetterLane(chunks, 0, laneCount, now);
+        Map<Kind, Integer> deadLettered = new EnumMap<>(Kind.class);
+        Throwable failed = null;
+        try {
+            deadLetterLane(chunks, 0, laneCount, now).forEach((kind, count) -> deadLettered.merge(kind, count, Integer::sum));
+        } catch (RuntimeException | Error e) {
+            failed = e;
+        }
+        // every lane is waited for, whatever happened to the others: a sweep is over only when all its transactions are
         for (Future<Map<Kind, Integer>> lane : others) {
             try {
                 lane.get().forEach((kind, count) -> deadLettered.merge(kind, count, Integer::sum));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new EJBException("interrupted while the sweep's other lanes were dead-lettering", e);
-            } catch (ExecutionException e) {
-                throw new EJBException("a lane of the sweep failed", e);
+                failed = failed != null ? failed : new EJBException("interrupted while the sweep's other lanes were dead-lettering", e);
+            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                failed = failed != null ? failed : new EJBException("a lane of the sweep failed", e);
             }
+        }
+        if (failed instanceof Error error) {
+            throw error;
+        }
+        if (failed != null) {
+            throw (RuntimeException) failed;
         }
         return deadLettered;
     }
@@ -162,7 +178,7 @@ public class Sweeps {
     }
 
     private int lanes() {
-        return parallelism > 0 ? parallelism : Math.min(4, Runtime.getRuntime().availableProcessors());
+        return parallelism > 0 ? parallelism : Math.min(2, Runtime.getRuntime().availableProcessors());
     }
 
     /** One chunk in one transaction; if it fails (a run changed under it), run by run. */
