@@ -17,7 +17,7 @@ final class ProcessCpu {
     /** User + system CPU milliseconds of the process whose pid is in {@code pidFile}; 0 if it cannot be read. */
     static long millis(Path pidFile) {
         try {
-            return ticks(Long.parseLong(Files.readString(pidFile).trim()), false) * 1000 / TICKS_PER_SECOND;
+            return millis(Long.parseLong(Files.readString(pidFile).trim()));
         } catch (IOException | RuntimeException unreadable) {
             return 0;
         }
