@@ -26,12 +26,40 @@ public class AdminPage {
 
     private final HttpClient http = HttpClient.newBuilder().cookieHandler(new CookieManager())
             .followRedirects(HttpClient.Redirect.NORMAL).build();
-    private final URI page;
+    private final URI root;
+    private URI page;
     private String html;
 
     public AdminPage(URL base) {
-        URI root = URI.create(base.toString().endsWith("/") ? base.toString() : base + "/");
+        root = URI.create(base.toString().endsWith("/") ? base.toString() : base + "/");
         this.page = root.resolve("admin/dead-letters.xhtml");
+    }
+
+    /** A page's answer: its status and body. */
+    public record Answer(int status, String body) {
+    }
+
+    /** Opens another page of the signed-in session ({@code path} relative to the application, with its query). */
+    public Answer open(String path) {
+        page = root.resolve(path);
+        Answer answer = exchange(HttpRequest.newBuilder(page).GET());
+        html = answer.body();
+        return answer;
+    }
+
+    /** Submits the form {@code formId} of the page last opened, with {@code fields} and the page's view state. */
+    public Answer submit(String formId, Map<String, String> fields) {
+        Matcher viewState = VIEW_STATE.matcher(html);
+        if (!viewState.find()) {
+            throw new AssertionError("no view state on the page: " + html);
+        }
+        Map<String, String> posted = new java.util.LinkedHashMap<>(fields);
+        posted.put(formId, formId);
+        posted.put("jakarta.faces.ViewState", viewState.group(1).replace("&#58;", ":"));
+        URI action = URI.create(page.toString().replaceFirst("\\?.*$", ""));
+        Answer answer = exchange(form(action, posted));
+        html = answer.body();
+        return answer;
     }
 
     /** Opens the page, signs in on the login form it is sent to, and returns the page's HTML. */
@@ -87,8 +115,13 @@ public class AdminPage {
     }
 
     private String send(HttpRequest.Builder request) {
+        return exchange(request).body();
+    }
+
+    private Answer exchange(HttpRequest.Builder request) {
         try {
-            return http.send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            return new Answer(response.statusCode(), response.body());
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {

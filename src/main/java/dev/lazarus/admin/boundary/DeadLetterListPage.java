@@ -1,22 +1,24 @@
 package dev.lazarus.admin.boundary;
 
 import dev.lazarus.deadletter.boundary.Filters;
+import dev.lazarus.deadletter.control.DeadLetterSummary;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.RequeueJobs;
 import dev.lazarus.deadletter.control.RequeueService;
-import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.platform.control.Problem;
 import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.platform.control.Clocks;
+import jakarta.faces.context.FacesContext;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.LongStream;
 
 /**
  * The dead-letter list: filters in the URL (so a filtered view can be shared), requeue per row, and bulk
@@ -46,6 +48,9 @@ public class DeadLetterListPage implements Serializable {
     @Inject
     Clocks clocks;
 
+    @Inject
+    PageReads reads;
+
     private String reason;
     private String status;
     private String pipeline;
@@ -55,66 +60,67 @@ public class DeadLetterListPage implements Serializable {
     private String error;
     private String runId;
     private String cause;
-    private int rate = 50;
+    private String rate = "50";
+    /**
+     * The dead letters the page showed, by id: a postback (a row's Requeue) is decoded against exactly these rows, read
+     * again, not against whatever the filter matches by then (newest first, a new dead letter would shift the rows).
+     */
+    private long[] shownIds;
 
-    // read once per view, never serialized with it
-    private transient DeadLetterFilter filter;
-    private transient List<DeadLetter> items;
-    private transient Long total;
-    private transient Long requeueable;
-    private transient DeadLetters.Causes causes;
-    private boolean filterRefused;
-
+    /** The page's filter; a filter it cannot read is shown as a warning and treated as none (nothing is offered in bulk). */
     public DeadLetterFilter getFilter() {
-        if (filter == null) {
+        return reads.once("filter", () -> {
             try {
                 boolean openOnly = "OPEN".equals(status); // the page's "open" choice stands for every open status
-                filter = Filters.of(reason, openOnly ? null : status, runId, openOnly, pipeline, step, from, to, error, cause);
+                return Filters.of(reason, openOnly ? null : status, runId, openOnly, pipeline, step, from, to, error, cause);
             } catch (Problem e) {
                 FacesActions.warn("Filter ignored: " + e.getMessage());
-                filter = DeadLetterFilter.ALL;
-                filterRefused = true;
+                return null;
             }
-        }
-        return filter;
+        });
     }
 
-    public List<DeadLetter> getItems() {
-        if (items == null) {
-            items = deadLetters.list(getFilter(), 0, PAGE_SIZE);
-        }
-        return items;
-    }
-
-    public long getTotal() {
-        if (total == null) {
-            total = deadLetters.count(getFilter());
-        }
-        return total;
+    /** The page's view action: reads the filter before the page is drawn (an action that returns nothing stays). */
+    public void checkFilter() {
+        getFilter();
     }
 
     /** Whether the page's filter could not be read: then nothing is offered in bulk (it would act on everything). */
     public boolean isFilterRefused() {
-        getFilter();
-        return filterRefused;
+        return getFilter() == null;
+    }
+
+    private DeadLetterFilter filterOrAll() {
+        return isFilterRefused() ? DeadLetterFilter.ALL : getFilter();
+    }
+
+    public List<DeadLetterSummary> getItems() {
+        return reads.once("items", () -> {
+            if (shownIds != null && FacesContext.getCurrentInstance().isPostback()) {
+                return deadLetters.summaries(LongStream.of(shownIds).boxed().toList());
+            }
+            List<DeadLetterSummary> items = deadLetters.list(filterOrAll(), 0, PAGE_SIZE);
+            shownIds = items.stream().mapToLong(DeadLetterSummary::id).toArray();
+            return items;
+        });
+    }
+
+    public long getTotal() {
+        return reads.once("total", () -> deadLetters.count(filterOrAll()));
     }
 
     /** The dry run: how many open dead letters of this filter a bulk requeue would bring back. */
     public long getRequeueable() {
-        if (requeueable == null) {
-            requeueable = deadLetters.countRequeueable(getFilter());
-        }
-        return requeueable;
+        return reads.once("requeueable", () -> deadLetters.countRequeueable(filterOrAll()));
     }
 
     /** The matching dead letters grouped by cause (the filter without its own cause), largest group first. */
     public DeadLetters.Causes getCauses() {
-        if (causes == null) {
-            DeadLetterFilter f = getFilter();
-            causes = deadLetters.causes(new DeadLetterFilter(f.reason(), f.status(), f.runId(), f.openOnly(), f.pipeline(), f.step(),
+        return reads.once("causes", () -> {
+            DeadLetterFilter f = filterOrAll();
+            return deadLetters.causes(new DeadLetterFilter(f.reason(), f.status(), f.runId(), f.openOnly(), f.pipeline(), f.step(),
                     f.from(), f.to(), f.errorContains(), null));
-        }
-        return causes;
+        });
     }
 
     /** This page with the same filter, narrowed to one cause (or widened to all with null). */
@@ -162,8 +168,23 @@ public class DeadLetterListPage implements Serializable {
             FacesActions.warn("Nothing was requeued: the filter could not be read.");
             return null;
         }
-        RequeueJob job = FacesActions.act(() -> requeueJobs.start(getFilter(), rate), "Bulk requeue started.");
+        Integer perSecond = ratePerSecond();
+        if (perSecond == null) {
+            FacesActions.warn("Nothing was requeued: the rate must be a whole number from 0 (as fast as possible) to "
+                    + RequeueJobs.MAX_RATE + " per second.");
+            return null;
+        }
+        RequeueJob job = FacesActions.act(() -> requeueJobs.start(getFilter(), perSecond), "Bulk requeue started.");
         return job == null ? null : "requeue-job?faces-redirect=true&id=" + job.id();
+    }
+
+    /** The rate field as a number, or null if it is none (the service then judges its range). */
+    private Integer ratePerSecond() {
+        try {
+            return rate == null ? null : Integer.valueOf(rate.strip());
+        } catch (NumberFormatException notAWholeNumber) {
+            return null;
+        }
     }
 
     public String getReason() { return reason; }
@@ -184,6 +205,6 @@ public class DeadLetterListPage implements Serializable {
     public void setRunId(String runId) { this.runId = runId; }
     public String getCause() { return cause; }
     public void setCause(String cause) { this.cause = cause; }
-    public int getRate() { return rate; }
-    public void setRate(int rate) { this.rate = rate; }
+    public String getRate() { return rate; }
+    public void setRate(String rate) { this.rate = rate; }
 }

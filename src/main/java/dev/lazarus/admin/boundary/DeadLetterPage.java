@@ -57,34 +57,27 @@ public class DeadLetterPage implements Serializable {
     @ConfigProperty(name = "lazarus.console.url", defaultValue = "http://127.0.0.1:8161/console")
     String consoleUrl;
 
+    @Inject
+    PageReads reads;
+
+    // the view keeps its parameter and, between a postback's decoding and its action, what the form sent; what the
+    // page shows is read per request (PageReads), so a view kept in the session holds next to nothing
     private long id;
     private String note;
     private String fixPayload;
     private String fixOutput;
-    // read once per view, never serialized with it
-    private transient DeadLetter deadLetter;
-    private transient Optional<Run> run;
-    private transient List<StepExecution> steps;
 
     public DeadLetter getDeadLetter() {
-        if (deadLetter == null) {
-            deadLetter = deadLetters.find(id).orElse(null);
-        }
-        return deadLetter;
+        return reads.once("deadLetter", () -> deadLetters.find(id).orElse(null));
     }
 
     public Run getRun() {
-        if (run == null) {
-            run = getDeadLetter() == null || getDeadLetter().runId() == null ? Optional.empty() : runs.find(getDeadLetter().runId());
-        }
-        return run.orElse(null);
+        return reads.<Optional<Run>>once("run", () -> getDeadLetter() == null || getDeadLetter().runId() == null
+                ? Optional.empty() : runs.find(getDeadLetter().runId())).orElse(null);
     }
 
     public List<StepExecution> getSteps() {
-        if (steps == null) {
-            steps = getRun() == null ? List.of() : runs.steps(getRun().id());
-        }
-        return steps;
+        return reads.once("steps", () -> getRun() == null ? List.of() : runs.steps(getRun().id()));
     }
 
     /** The Artemis console, where this dead letter's message can be browsed and retried. */
@@ -135,12 +128,9 @@ public class DeadLetterPage implements Serializable {
                 && pipelines.step(d.pipeline(), d.stepName()).map(StepDefinition::skippable).orElse(false);
     }
 
-    /** The payload box starts with the run's current payload, indented. */
+    /** The payload box starts with the run's current payload, indented (computed, not kept). */
     public String getFixPayload() {
-        if (fixPayload == null && getRun() != null) {
-            fixPayload = Jsonp.pretty(getRun().payload());
-        }
-        return fixPayload;
+        return fixPayload != null || getRun() == null ? fixPayload : Jsonp.pretty(getRun().payload());
     }
 
     public void setFixPayload(String fixPayload) { this.fixPayload = fixPayload; }
@@ -167,7 +157,11 @@ public class DeadLetterPage implements Serializable {
         return reload();
     }
 
+    /** After an action (done or refused) the page is fetched again: what the form sent is not kept with the old view. */
     private String reload() {
+        note = null;
+        fixPayload = null;
+        fixOutput = null;
         return FacesActions.reload("dead-letter");
     }
 

@@ -2,19 +2,22 @@ package dev.lazarus.admin.boundary;
 
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.RequeueJobs;
-import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.control.DeadLetterSummary;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.pipeline.control.Runs;
-import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.pipeline.control.RunSummary;
 import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Clocks;
+import dev.lazarus.platform.control.Problem;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The simple lists of the admin pages: runs, the investigation queue, requeue jobs, and one job's progress.
@@ -40,47 +43,48 @@ public class ListPages implements Serializable {
     @Inject
     Clocks clocks;
 
+    @Inject
+    PageReads reads;
+
+    // the view keeps its parameters; what the page shows is read per request (PageReads)
     private String state;
     private long jobId;
-    // read once per view, never serialized with it
-    private transient RequeueJob job;
-    private transient List<Run> runList;
-    private transient List<DeadLetter> queue;
-    private transient List<RequeueJob> jobs;
 
-    // each list is read once per request, however often the page refers to it
+    /** The run list's state filter; one that is none is shown as a warning and treated as no filter. */
+    public RunState readRunFilter() {
+        return reads.<Optional<RunState>>once("state", () -> {
+            try {
+                return Optional.ofNullable(QueryParams.enumValue(RunState.class, "state", state));
+            } catch (Problem e) {
+                FacesActions.warn("Filter ignored: " + e.detail());
+                return Optional.empty();
+            }
+        }).orElse(null);
+    }
 
-    public List<Run> getRuns() {
-        if (runList == null) {
-            RunState wanted = state == null || state.isBlank() ? null : RunState.valueOf(state);
-            runList = runs.list(wanted, null, 0, PAGE_SIZE);
-        }
-        return runList;
+    /** The page's view action: reads the filter before the page is drawn (an action that returns nothing stays). */
+    public void checkRunFilter() {
+        readRunFilter();
+    }
+
+    public List<RunSummary> getRuns() {
+        return reads.once("runs", () -> runs.list(readRunFilter(), null, 0, PAGE_SIZE));
     }
 
     public RunState[] getStates() {
         return RunState.values();
     }
 
-    public List<DeadLetter> getInvestigationQueue() {
-        if (queue == null) {
-            queue = deadLetters.investigationQueue(DeadLetterFilter.ALL, 0, PAGE_SIZE);
-        }
-        return queue;
+    public List<DeadLetterSummary> getInvestigationQueue() {
+        return reads.once("queue", () -> deadLetters.investigationQueue(DeadLetterFilter.ALL, 0, PAGE_SIZE));
     }
 
     public List<RequeueJob> getJobs() {
-        if (jobs == null) {
-            jobs = requeueJobs.recent(PAGE_SIZE);
-        }
-        return jobs;
+        return reads.once("jobs", () -> requeueJobs.recent(PAGE_SIZE));
     }
 
     public RequeueJob getJob() {
-        if (job == null) {
-            job = requeueJobs.find(jobId).orElse(null);
-        }
-        return job;
+        return reads.once("job", () -> requeueJobs.find(jobId).orElse(null));
     }
 
     public int getJobPercent() {

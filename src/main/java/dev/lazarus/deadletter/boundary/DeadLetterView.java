@@ -1,5 +1,6 @@
 package dev.lazarus.deadletter.boundary;
 
+import dev.lazarus.deadletter.control.DeadLetterSummary;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterEvent;
 import dev.lazarus.platform.control.Jsonp;
@@ -22,22 +23,22 @@ public record DeadLetterView(long id, String reason, String reasonLabel, String 
                              Instant requeuedAt, String requeueMethod, String closedBy, Instant closedAt, String traceId, String cause,
                              List<EventView> history) {
 
-    public static DeadLetterView summary(DeadLetter d) {
-        return of(d, false);
-    }
-
-    public static DeadLetterView detail(DeadLetter d) {
-        return of(d, true);
-    }
-
-    private static DeadLetterView of(DeadLetter d, boolean detail) {
+    public static DeadLetterView summary(DeadLetterSummary d) {
         return new DeadLetterView(d.id(), d.reason().name(), d.reason().label(), d.reason().severity().name(),
                 d.reason().priority(), d.status().name(), d.runId(), d.pipeline(), d.stepName(), d.queue(),
                 d.deadLetterQueue(), d.dlqMessageMissing(), d.dlqCheckedAt(), d.messageId(), d.generation(), d.attempts(),
-                d.exceptionClass(), d.errorMessage(),
-                detail ? d.stackTrace() : null, detail ? Jsonp.valueOf(d.runSnapshot()) : null, detail ? d.messageBody() : null,
+                d.exceptionClass(), d.errorMessage(), null, null, null,
                 d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod(),
-                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), detail ? d.events().stream().map(EventView::of).toList() : null);
+                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), null);
+    }
+
+    public static DeadLetterView detail(DeadLetter d) {
+        return new DeadLetterView(d.id(), d.reason().name(), d.reason().label(), d.reason().severity().name(),
+                d.reason().priority(), d.status().name(), d.runId(), d.pipeline(), d.stepName(), d.queue(),
+                d.deadLetterQueue(), d.dlqMessageMissing(), d.dlqCheckedAt(), d.messageId(), d.generation(), d.attempts(),
+                d.exceptionClass(), d.errorMessage(), d.stackTrace(), Jsonp.valueOf(d.runSnapshot()), d.messageBody(),
+                d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod(),
+                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), d.events().stream().map(EventView::of).toList());
     }
 
     /** One entry of the audit trail; {@code detail} is what a fix by hand changed (a JSON object), if it was one. */

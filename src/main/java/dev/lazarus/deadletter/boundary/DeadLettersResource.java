@@ -5,6 +5,7 @@ import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.Investigations;
 import dev.lazarus.deadletter.control.RequeueService;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
+import dev.lazarus.pipeline.control.Payloads;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.control.Problem;
@@ -12,7 +13,6 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.GET;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -30,8 +30,8 @@ import java.io.InputStream;
 @Produces(MediaType.APPLICATION_JSON)
 public class DeadLettersResource {
 
-    /** A note has at most 4000 characters; the body around it a little more. */
-    static final int MAX_BODY = 16 * 1024;
+    /** A note has at most 4000 characters (as UTF-8, up to four bytes each), the body around it a little more. */
+    static final int MAX_BODY = 20 * 1024;
 
     @Inject
     DeadLetters deadLetters;
@@ -46,8 +46,7 @@ public class DeadLettersResource {
     DeadLetterStats stats;
 
     @Inject
-    @ConfigProperty(name = "lazarus.run.max-payload-bytes", defaultValue = "65536")
-    int maxPayloadBytes;
+    Payloads payloads;
 
     /** Newest first, filtered by any of reason, status, run, open, pipeline, step, time window, error text and cause. */
     @GET
@@ -147,7 +146,7 @@ public class DeadLettersResource {
     }
 
     private JsonObject fixRequest(InputStream body, String expected) {
-        return JsonBodies.readOptionalObject(body, maxPayloadBytes + MAX_BODY, expected);
+        return JsonBodies.readOptionalObject(body, payloads.maxBytes() + MAX_BODY, expected);
     }
 
     private static void requireOnly(JsonObject request, String... names) {
@@ -167,7 +166,7 @@ public class DeadLettersResource {
     @POST
     @Path("{id}/investigate")
     public DeadLetterView investigate(@PathParam("id") long id, InputStream body) {
-        investigations.startInvestigation(id, note(body, false));
+        investigations.startInvestigation(id, note(body));
         return get(id);
     }
 
@@ -175,7 +174,7 @@ public class DeadLettersResource {
     @POST
     @Path("{id}/notes")
     public DeadLetterView addNote(@PathParam("id") long id, InputStream body) {
-        investigations.addNote(id, note(body, true));
+        investigations.addNote(id, note(body));
         return get(id);
     }
 
@@ -183,7 +182,7 @@ public class DeadLettersResource {
     @POST
     @Path("{id}/resolve")
     public DeadLetterView resolve(@PathParam("id") long id, InputStream body) {
-        investigations.resolve(id, note(body, true));
+        investigations.resolve(id, note(body));
         return get(id);
     }
 
@@ -191,15 +190,12 @@ public class DeadLettersResource {
     @POST
     @Path("{id}/discard")
     public DeadLetterView discard(@PathParam("id") long id, InputStream body) {
-        investigations.discard(id, note(body, true));
+        investigations.discard(id, note(body));
         return get(id);
     }
 
-    private static String note(InputStream body, boolean required) {
-        String note = JsonBodies.optionalString(JsonBodies.readOptionalObject(body, MAX_BODY, "{\"note\": \"...\"}"), "note");
-        if (required && (note == null || note.isBlank())) {
-            throw Problem.badRequest("'note' is required: say what was done or why");
-        }
-        return note;
+    /** The body's note, if any: the service checks it (required, its limit) as it does for the admin pages. */
+    private static String note(InputStream body) {
+        return JsonBodies.optionalString(JsonBodies.readOptionalObject(body, MAX_BODY, "{\"note\": \"...\"}"), "note");
     }
 }

@@ -3,9 +3,12 @@ package dev.lazarus.deadletter.boundary;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.control.TextInput;
 import jakarta.json.JsonObject;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -29,8 +32,10 @@ public final class Filters {
         try {
             return new DeadLetterFilter(QueryParams.enumValue(DeadLetterReason.class, "reason", reason),
                     QueryParams.enumValue(DeadLetterStatus.class, "status", status),
-                    runId == null || runId.isBlank() ? null : uuid(runId), openOnly, blankToNull(pipeline), blankToNull(step),
-                    instant("from", from), instant("to", to), error, blankToNull(cause));
+                    runId == null || runId.isBlank() ? null : uuid(runId), openOnly,
+                    TextInput.name("pipeline", pipeline, Run.NAME_LENGTH), TextInput.name("step", step, Run.NAME_LENGTH),
+                    instant("from", from), instant("to", to), TextInput.line("error", error, DeadLetterFilter.ERROR_TEXT_LENGTH),
+                    TextInput.name("cause", cause, DeadLetterFilter.CAUSE_LENGTH));
         } catch (IllegalArgumentException e) {
             throw Problem.badRequest(e.getMessage());
         }
@@ -64,7 +69,7 @@ public final class Filters {
         try {
             return UUID.fromString(value);
         } catch (IllegalArgumentException e) {
-            throw Problem.badRequest("'" + value + "' is not a run id (a UUID)");
+            throw Problem.badRequest("'" + Text.printable(value, 100) + "' is not a run id (a UUID)");
         }
     }
 
@@ -75,11 +80,7 @@ public final class Filters {
         try {
             return Instant.parse(value.trim());
         } catch (DateTimeParseException e) {
-            throw Problem.badRequest(name + " must be an ISO-8601 instant such as 2026-11-22T06:00:00Z, was '" + value + "'");
+            throw Problem.badRequest(name + " must be an ISO-8601 instant such as 2026-11-22T06:00:00Z, was '" + Text.printable(value, 100) + "'");
         }
-    }
-
-    private static String blankToNull(String value) {
-        return value == null || value.isBlank() ? null : value.trim();
     }
 }

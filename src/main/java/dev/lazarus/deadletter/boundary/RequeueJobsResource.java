@@ -63,9 +63,10 @@ public class RequeueJobsResource {
             throw Problem.badRequest("'filter' must be an object with any of " + new TreeSet<>(Filters.REQUEUE_FILTER));
         }
         JsonValue rate = request.getOrDefault("ratePerSecond", JSON.createValue(0));
-        if (!(rate instanceof JsonNumber number) || !number.isIntegral() || number.longValue() < 0 || number.longValue() > 100_000
-                || number.bigDecimalValue().compareTo(java.math.BigDecimal.valueOf(100_000)) > 0) {
-            throw Problem.badRequest("'ratePerSecond' must be a whole number from 0 (unlimited) to 100000");
+        // the range is the service's rule; here only that it is a number that fits one
+        if (!(rate instanceof JsonNumber number) || !number.isIntegral()
+                || number.bigDecimalValue().abs().compareTo(java.math.BigDecimal.valueOf(Integer.MAX_VALUE)) > 0) {
+            throw Problem.badRequest(RequeueJobs.RATE_RULE);
         }
         RequeueJob job = jobs.start(Filters.of(filter.asJsonObject()), number.intValue());
         return Response.accepted(RequeueJobView.of(job))

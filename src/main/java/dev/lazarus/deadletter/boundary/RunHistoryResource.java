@@ -3,6 +3,8 @@ package dev.lazarus.deadletter.boundary;
 import dev.lazarus.deadletter.control.RunHistory;
 import dev.lazarus.pipeline.boundary.RunView;
 import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Text;
+import dev.lazarus.deadletter.control.DeadLetterSummary;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -31,11 +33,11 @@ public class RunHistoryResource {
         try {
             runId = UUID.fromString(id);
         } catch (IllegalArgumentException e) {
-            throw Problem.notFound("no run " + id + " (run ids are UUIDs)");
+            throw Problem.notFound("no run " + Text.printable(id, 100) + " (run ids are UUIDs)");
         }
         RunHistory.History found = history.of(runId).orElseThrow(() -> Problem.notFound("no run " + id));
         return new HistoryView(RunView.summary(found.run()), found.run().traceId(), found.dispatches(),
-                found.deadLetters().stream().map(DeadLetterView::summary).toList(), found.timeline());
+                found.deadLetters().stream().map(DeadLetterSummary::of).map(DeadLetterView::summary).toList(), found.timeline());
     }
 
     public record HistoryView(RunView run, String traceId, List<RunHistory.Dispatch> dispatches, List<DeadLetterView> deadLetters,

@@ -37,13 +37,26 @@ public class DeadLetters {
                 .findFirst();
     }
 
-    /** Newest first. */
-    public List<DeadLetter> list(DeadLetterFilter filter, int offset, int limit) {
+    /** Newest first, as summaries (what a list shows, nothing more). */
+    public List<DeadLetterSummary> list(DeadLetterFilter filter, int offset, int limit) {
         Map<String, Object> parameters = new HashMap<>();
-        TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where " + where(filter, parameters)
-                + " order by d.createdAt desc, d.id desc", DeadLetter.class);
+        TypedQuery<DeadLetterSummary> query = em.createQuery(DeadLetterSummary.SELECT + " where " + where(filter, parameters)
+                + " order by d.createdAt desc, d.id desc", DeadLetterSummary.class);
         parameters.forEach(query::setParameter);
-        return query.setFirstResult(offset).setMaxResults(limit).getResultList();
+        return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).setFirstResult(offset).setMaxResults(limit).getResultList();
+    }
+
+    /** The summaries of these dead letters, in the order given (those that no longer exist left out). */
+    public List<DeadLetterSummary> summaries(List<Long> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        Map<Long, DeadLetterSummary> found = em.createQuery(DeadLetterSummary.SELECT + " where d.id in :ids", DeadLetterSummary.class)
+                .setParameter("ids", ids)
+                .setParameter("limit", DeadLetterReason.REQUEUE_LIMIT)
+                .getResultStream()
+                .collect(java.util.stream.Collectors.toMap(DeadLetterSummary::id, summary -> summary));
+        return ids.stream().map(found::get).filter(java.util.Objects::nonNull).toList();
     }
 
     /**
@@ -164,12 +177,12 @@ public class DeadLetters {
      * Open dead letters matching the filter in triage order: the reason's priority first (from the
      * registry), then the oldest. Its size is {@code count(filter.open())}.
      */
-    public List<DeadLetter> investigationQueue(DeadLetterFilter filter, int offset, int limit) {
+    public List<DeadLetterSummary> investigationQueue(DeadLetterFilter filter, int offset, int limit) {
         Map<String, Object> parameters = new HashMap<>();
-        TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where " + where(filter.open(), parameters)
-                + " order by " + priorityOrder() + ", d.createdAt, d.id", DeadLetter.class);
+        TypedQuery<DeadLetterSummary> query = em.createQuery(DeadLetterSummary.SELECT + " where " + where(filter.open(), parameters)
+                + " order by " + priorityOrder() + ", d.createdAt, d.id", DeadLetterSummary.class);
         parameters.forEach(query::setParameter);
-        return query.setFirstResult(offset).setMaxResults(limit).getResultList();
+        return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).setFirstResult(offset).setMaxResults(limit).getResultList();
     }
 
     /** The registry's priorities as an ORDER BY expression, so the database sorts and pages. */
@@ -183,7 +196,7 @@ public class DeadLetters {
     }
 
     /** What {@link DeadLetter#canBeRequeued()} says, as a condition: it holds its run, names a step, not the loop guard's. */
-    private static final String REQUEUEABLE = "d.openRunId is not null and d.stepName is not null and d.reason <> :limit";
+    static final String REQUEUEABLE = "d.openRunId is not null and d.stepName is not null and d.reason <> :limit";
 
     /** The filter as a JPQL condition over {@code d}; only what is set becomes a condition. */
     static String where(DeadLetterFilter filter, Map<String, Object> parameters) {

@@ -1,7 +1,9 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterEvent;
 import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.TextInput;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.SessionContext;
@@ -31,20 +33,30 @@ public class Investigations {
     @Resource
     SessionContext session;
 
+    /** {@code note} is optional. */
     public DeadLetter startInvestigation(long id, String note) {
-        return act(id, d -> d.startInvestigation(caller(), blankToNull(note), clock.instant()));
+        String checked = TextInput.text("note", note, DeadLetterEvent.NOTE_LENGTH);
+        return act(id, d -> d.startInvestigation(caller(), checked, clock.instant()));
     }
 
     public DeadLetter addNote(long id, String note) {
-        return act(id, d -> d.addNote(caller(), note, clock.instant()));
+        String checked = requiredNote(note, "say what you found or did");
+        return act(id, d -> d.addNote(caller(), checked, clock.instant()));
     }
 
     public DeadLetter resolve(long id, String note) {
-        return act(id, d -> d.resolve(caller(), note, clock.instant()));
+        String checked = requiredNote(note, "say what was done");
+        return act(id, d -> d.resolve(caller(), checked, clock.instant()));
     }
 
     public DeadLetter discard(long id, String note) {
-        return act(id, d -> d.discard(caller(), note, clock.instant()));
+        String checked = requiredNote(note, "say why it is not worth bringing back");
+        return act(id, d -> d.discard(caller(), checked, clock.instant()));
+    }
+
+    /** An operator's note, as every action that takes one checks it: required here, one limit everywhere. */
+    static String requiredNote(String note, String why) {
+        return TextInput.requiredText("note", note, DeadLetterEvent.NOTE_LENGTH, why);
     }
 
     private DeadLetter act(long id, Consumer<DeadLetter> action) {
@@ -65,9 +77,5 @@ public class Investigations {
 
     private String caller() {
         return session.getCallerPrincipal().getName();
-    }
-
-    private static String blankToNull(String note) {
-        return note == null || note.isBlank() ? null : note;
     }
 }

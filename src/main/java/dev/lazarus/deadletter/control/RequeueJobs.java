@@ -30,6 +30,12 @@ public class RequeueJobs {
     /** The most a job does in one transaction. */
     static final int BATCH = 500;
 
+    /** The fastest rate a job may be given, per second (0 means as fast as it goes). */
+    public static final int MAX_RATE = 100_000;
+
+    /** What a rate must be, as a refusal says it. */
+    public static final String RATE_RULE = "'ratePerSecond' must be a whole number from 0 (unlimited) to " + MAX_RATE;
+
     /** The server's node name: which jobs are this server's to mark interrupted after a restart. */
     public static final String NODE = System.getProperty("jboss.node.name", "local");
 
@@ -65,6 +71,9 @@ public class RequeueJobs {
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public RequeueJob start(DeadLetterFilter filter, int ratePerSecond) {
+        if (ratePerSecond < 0 || ratePerSecond > MAX_RATE) {
+            throw Problem.badRequest(RATE_RULE);
+        }
         if (filter.status() != null && !filter.status().isOpen()) {
             throw Problem.unprocessable("only open dead letters can be requeued; status " + filter.status()
                     + " is closed (use PENDING or INVESTIGATING, or leave it out)");

@@ -7,6 +7,7 @@ import dev.lazarus.pipeline.control.PipelineDefinition;
 import dev.lazarus.deadletter.entity.DeadLetterAction;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.pipeline.control.Payloads;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepDispatcher;
@@ -85,8 +86,7 @@ public class RequeueService {
     SessionContext session;
 
     @Inject
-    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "lazarus.run.max-payload-bytes", defaultValue = "65536")
-    int maxPayloadBytes;
+    Payloads payloads;
 
     /** Requeues one dead letter, or says exactly why it cannot (404, 409). */
     public DeadLetter requeue(long deadLetterId) {
@@ -131,22 +131,19 @@ public class RequeueService {
      * it). Its DLQ message is taken out: the run no longer needs it.
      *
      * @param json the new payload ({@link Fix#EDIT_PAYLOAD}) or the step's output ({@link Fix#COMPLETE_STEP}) as JSON
-     *             text: a JSON object within {@code lazarus.run.max-payload-bytes} (400, 413 otherwise); null for
-     *             {@link Fix#SKIP_STEP}
+     *             text, which must pass {@link Payloads} (400, 413 otherwise); null for {@link Fix#SKIP_STEP}
      */
     public DeadLetter fixAndContinue(long deadLetterId, Fix fix, String json, String note) {
         DeadLetter deadLetter = em.find(DeadLetter.class, deadLetterId, LockModeType.PESSIMISTIC_WRITE);
         if (deadLetter == null) {
             throw Problem.notFound("no dead letter " + deadLetterId);
         }
-        if (note == null || note.isBlank()) {
-            throw Problem.badRequest("a note is required: say why the run is changed by hand");
-        }
+        note = Investigations.requiredNote(note, "say why the run is changed by hand");
         if (fix == Fix.SKIP_STEP && json != null) {
             throw Problem.badRequest("a skip takes no payload or output");
         }
         if (fix != Fix.SKIP_STEP) {
-            json = jsonObject(json, fix == Fix.EDIT_PAYLOAD ? "payload" : "output");
+            json = payloads.accept(json, fix == Fix.EDIT_PAYLOAD ? "'payload'" : "'output'").toString();
         }
         Target target = target(deadLetter).orElseThrow(() -> Problem.conflict(whyNot(deadLetter)));
         Run run = target.run();
@@ -179,27 +176,6 @@ public class RequeueService {
         }
         LOG.log(Level.INFO, "Run {0}: {1} by {2} at step {3}: {4}", new Object[] {run.id(), fix, operator, target.step().name(), note});
         return deadLetter;
-    }
-
-    /** The text as compact JSON if it is a JSON object within the payload limit; a 400 or 413 problem otherwise. */
-    private String jsonObject(String text, String name) {
-        if (text == null || text.isBlank()) {
-            throw Problem.badRequest("'" + name + "' is required: a JSON object");
-        }
-        jakarta.json.JsonValue value;
-        try (var reader = JSON.createReader(new java.io.StringReader(text))) {
-            value = reader.readValue();
-        } catch (jakarta.json.JsonException | IllegalStateException e) {
-            throw Problem.badRequest("'" + name + "' is not JSON: " + Text.truncate(e.getMessage(), 200));
-        }
-        if (value.getValueType() != jakarta.json.JsonValue.ValueType.OBJECT) {
-            throw Problem.badRequest("'" + name + "' must be a JSON object, not " + value.getValueType().name().toLowerCase());
-        }
-        String compact = value.toString();
-        if (compact.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > maxPayloadBytes) {
-            throw Problem.tooLarge("'" + name + "' is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
-        }
-        return compact;
     }
 
     /**

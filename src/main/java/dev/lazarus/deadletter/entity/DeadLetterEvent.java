@@ -20,6 +20,9 @@ import java.util.Objects;
 @Table(name = "dead_letter_event")
 public class DeadLetterEvent {
 
+    /** The longest note an audit entry keeps (its column); notes are checked against it where they enter. */
+    public static final int NOTE_LENGTH = 4000;
+
     @Id
     @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "dead_letter_event_ids")
     @SequenceGenerator(name = "dead_letter_event_ids", sequenceName = "dead_letter_event_seq", allocationSize = 50)
@@ -47,7 +50,7 @@ public class DeadLetterEvent {
     @Column(name = "to_status", length = 30)
     private DeadLetterStatus toStatus;
 
-    @Column(length = 4000)
+    @Column(length = NOTE_LENGTH)
     private String note;
 
     /** What was changed, as JSON (a fix by hand: the payload before and after, the output supplied), or null. */
@@ -66,6 +69,9 @@ public class DeadLetterEvent {
         this.action = Objects.requireNonNull(action, "action");
         this.fromStatus = fromStatus;
         this.toStatus = toStatus;
+        if (note != null && note.length() > NOTE_LENGTH) {
+            throw new IllegalArgumentException("a note has at most " + NOTE_LENGTH + " characters, this one " + note.length());
+        }
         this.note = note;
     }
 

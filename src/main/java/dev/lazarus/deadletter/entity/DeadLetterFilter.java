@@ -12,6 +12,12 @@ import java.util.UUID;
 public record DeadLetterFilter(DeadLetterReason reason, DeadLetterStatus status, UUID runId, boolean openOnly,
                                String pipeline, String step, Instant from, Instant to, String errorContains, String cause) {
 
+    /** The longest piece of error text a filter looks for (the column of a requeue job's filter). */
+    public static final int ERROR_TEXT_LENGTH = 200;
+
+    /** A cause is a {@link Fingerprint}: 16 hexadecimal digits. */
+    public static final int CAUSE_LENGTH = 16;
+
     public static final DeadLetterFilter ALL = new DeadLetterFilter(null, null, null, false, null, null, null, null, null, null);
 
     public DeadLetterFilter {
@@ -21,12 +27,12 @@ public record DeadLetterFilter(DeadLetterReason reason, DeadLetterStatus status,
         if (errorContains != null && errorContains.isBlank()) {
             errorContains = null;
         }
-        if (errorContains != null && errorContains.length() > 200) {
-            throw new IllegalArgumentException("the error text to look for has at most 200 characters");
+        if (errorContains != null && errorContains.length() > ERROR_TEXT_LENGTH) {
+            throw new IllegalArgumentException("the error text to look for has at most " + ERROR_TEXT_LENGTH + " characters");
         }
-        if (cause != null && !cause.matches("[0-9a-f]{16}")) {
+        if (cause != null && !cause.matches("[0-9a-f]{" + CAUSE_LENGTH + "}")) {
             throw new IllegalArgumentException("a cause is a fingerprint of 16 hexadecimal digits (as the list of causes shows it), was '"
-                    + cause + "'");
+                    + dev.lazarus.platform.control.Text.printable(cause, 40) + "'");
         }
         if (from != null && to != null && !from.isBefore(to)) {
             throw new IllegalArgumentException("the time window is empty: from " + from + " is not before to " + to);

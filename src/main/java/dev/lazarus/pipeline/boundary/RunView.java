@@ -1,12 +1,12 @@
 package dev.lazarus.pipeline.boundary;
 
-import static dev.lazarus.platform.control.Jsonp.JSON;
-
+import dev.lazarus.pipeline.control.RunSummary;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
+import dev.lazarus.platform.control.Jsonp;
 import jakarta.json.JsonObject;
-import java.io.StringReader;
+import jakarta.json.JsonValue;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -17,18 +17,24 @@ import java.util.UUID;
  */
 public record RunView(UUID id, String pipeline, String state, boolean deadLettered, String currentStep, long generation,
                       int requeueCount, Instant createdAt, Instant updatedAt, Instant heartbeatAt, Instant finishedAt,
-                      String traceId, JsonObject payload, List<StepView> steps, JsonObject deadLetter) {
+                      String traceId, JsonValue payload, List<StepView> steps, JsonObject deadLetter) {
 
     public static RunView summary(Run run) {
-        return of(run, null, null);
+        return summary(RunSummary.of(run));
     }
 
+    public static RunView summary(RunSummary run) {
+        return new RunView(run.id(), run.pipeline(), run.state().name(), run.state() == RunState.DEAD_LETTERED,
+                run.currentStep(), run.generation(), run.requeueCount(), run.createdAt(), run.updatedAt(),
+                run.heartbeatAt(), run.finishedAt(), run.traceId(), null, null, null);
+    }
+
+    /** In full: its payload (as the JSON it is, or as text if it cannot be read as JSON), its steps, its latest dead letter. */
     public static RunView of(Run run, List<StepExecution> steps, JsonObject deadLetter) {
         return new RunView(run.id(), run.pipeline(), run.state().name(), run.state() == RunState.DEAD_LETTERED,
                 run.currentStep(), run.generation(), run.requeueCount(), run.createdAt(), run.updatedAt(),
-                run.heartbeatAt(), run.finishedAt(), run.traceId(),
-                steps == null ? null : JSON.createReader(new StringReader(run.payload())).readObject(),
-                steps == null ? null : steps.stream().map(StepView::of).toList(), deadLetter);
+                run.heartbeatAt(), run.finishedAt(), run.traceId(), Jsonp.valueOf(run.payload()),
+                steps.stream().map(StepView::of).toList(), deadLetter);
     }
 
     public record StepView(String step, long generation, String queue, String state, int attempts,

@@ -2,6 +2,7 @@ package dev.lazarus.pipeline.boundary;
 
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
+import dev.lazarus.pipeline.control.Payloads;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
@@ -10,6 +11,8 @@ import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.boundary.RequestSizeLimit;
 import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.control.TextInput;
 import dev.lazarus.platform.control.Failures;
 import jakarta.ejb.EJBException;
 import jakarta.enterprise.context.RequestScoped;
@@ -30,13 +33,12 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.io.InputStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Runs over HTTP. {@code POST /api/runs} with {@code {"pipeline": "...", "payload": {...}}} starts one;
@@ -50,7 +52,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class RunsResource {
 
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
-    static final int MAX_PAYLOAD_DEPTH = 100;
     private static final String BATCH_SHAPE = "{\"runs\": [{\"pipeline\": \"...\", \"payload\": {...}}, ...]}";
 
     @Inject
@@ -60,8 +61,7 @@ public class RunsResource {
     RunDeadLetters deadLetters;
 
     @Inject
-    @ConfigProperty(name = "lazarus.run.max-payload-bytes", defaultValue = "65536")
-    int maxPayloadBytes;
+    Payloads payloads;
 
     @Inject
     @ConfigProperty(name = "lazarus.run.max-batch", defaultValue = "1000")
@@ -130,18 +130,9 @@ public class RunsResource {
         if (!(request.get("pipeline") instanceof JsonString pipeline) || pipeline.getString().isBlank()) {
             throw Problem.badRequest(where + "'pipeline' is required and must be a string naming a pipeline");
         }
-        JsonValue payload = request.getOrDefault("payload", JsonValue.EMPTY_JSON_OBJECT);
-        if (payload.getValueType() != JsonValue.ValueType.OBJECT) {
-            throw Problem.badRequest(where + "'payload' must be a JSON object");
-        }
-        if (JsonBodies.deeperThan(payload, MAX_PAYLOAD_DEPTH)) {
-            // the parser's own limit is 1 000; a step that wraps its input must still be able to parse its output
-            throw Problem.badRequest(where + "'payload' nests deeper than " + MAX_PAYLOAD_DEPTH + " levels");
-        }
-        if (payload.toString().getBytes(StandardCharsets.UTF_8).length > maxPayloadBytes) {
-            throw Problem.tooLarge(where + "'payload' is larger than " + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
-        }
-        return new Runs.Submission(pipeline.getString(), payload.asJsonObject());
+        String name = TextInput.name(where + "pipeline", pipeline.getString(), Run.NAME_LENGTH);
+        JsonObject payload = payloads.accept(request.getOrDefault("payload", JsonValue.EMPTY_JSON_OBJECT), where + "'payload'");
+        return new Runs.Submission(name, payload);
     }
 
     private Runs.StartedBatch startAll(List<Runs.Submission> submissions, String submissionKey) {
@@ -196,6 +187,7 @@ public class RunsResource {
                               @QueryParam("pipeline") String pipeline,
                               @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
         RunState wanted = QueryParams.enumValue(RunState.class, "state", state);
+        pipeline = TextInput.name("pipeline", pipeline, Run.NAME_LENGTH);
         if (Boolean.TRUE.equals(deadLettered)) {
             if (wanted != null && wanted != RunState.DEAD_LETTERED) {
                 throw Problem.badRequest("deadLettered=true contradicts state=" + wanted);
@@ -210,16 +202,17 @@ public class RunsResource {
 
     /** The whole request may be the payload limit plus room for the envelope. */
     private JsonObject readRequest(InputStream body) {
-        return JsonBodies.readObject(body, maxPayloadBytes + 4096, "{\"pipeline\": \"...\", \"payload\": {...}}",
-                "the request is larger than " + (maxPayloadBytes + 4096) + " bytes; payloads may have at most "
-                        + maxPayloadBytes + " bytes (lazarus.run.max-payload-bytes)");
+        int limit = payloads.maxBytes() + 4096;
+        return JsonBodies.readObject(body, limit, "{\"pipeline\": \"...\", \"payload\": {...}}",
+                "the request is larger than " + limit + " bytes; payloads may have at most " + payloads.maxBytes()
+                        + " bytes (lazarus.run.max-payload-bytes)");
     }
 
     private static UUID uuid(String value) {
         try {
             return UUID.fromString(value);
         } catch (IllegalArgumentException e) {
-            throw Problem.notFound("no run " + value + " (run ids are UUIDs)");
+            throw Problem.notFound("no run " + Text.printable(value, 100) + " (run ids are UUIDs)");
         }
     }
 }

@@ -256,10 +256,10 @@ public class Runs {
                 .getResultList();
     }
 
-    /** Newest first; {@code state} null for all. */
-    public List<Run> list(RunState state, String pipeline, int offset, int limit) {
-        TypedQuery<Run> query = em.createQuery("select r from Run r where (:state is null or r.state = :state)"
-                + " and (:pipeline is null or r.pipeline = :pipeline) order by r.createdAt desc, r.id", Run.class)
+    /** Newest first, as summaries (no payloads); {@code state} null for all. */
+    public List<RunSummary> list(RunState state, String pipeline, int offset, int limit) {
+        TypedQuery<RunSummary> query = em.createQuery(RunSummary.SELECT + " where (:state is null or r.state = :state)"
+                + " and (:pipeline is null or r.pipeline = :pipeline) order by r.createdAt desc, r.id", RunSummary.class)
                 .setParameter("state", state)
                 .setParameter("pipeline", pipeline);
         return query.setFirstResult(offset).setMaxResults(limit).getResultList();

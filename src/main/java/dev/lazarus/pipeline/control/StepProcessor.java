@@ -3,7 +3,6 @@ package dev.lazarus.pipeline.control;
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
 import dev.lazarus.pipeline.control.DeliveryOutcomes.Refusal;
-import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Failures;
 import dev.lazarus.platform.control.Metrics;
 import jakarta.annotation.Resource;
@@ -121,6 +120,9 @@ public class StepProcessor {
 
     @Inject
     Metrics metrics;
+
+    @Inject
+    Payloads payloads;
 
     /** @param queue the queue the consumer serves (from its activation config) */
     public Outcome process(Message message, String queue) {
@@ -304,10 +306,7 @@ public class StepProcessor {
             if (result == null) {
                 throw new IllegalStateException(step.handler().getSimpleName() + " returned no payload");
             }
-            output = result.toString();
-            if (output.length() > Run.MAX_PAYLOAD) {
-                throw new StepOutputTooLarge(step.name(), output.length(), Run.MAX_PAYLOAD);
-            }
+            output = payloads.output(result, step.name());
         } catch (Exception e) {
             metrics.stepExecuted(step.pipeline(), step.name(), false, Duration.ofNanos(System.nanoTime() - started));
             if (inline != null) {

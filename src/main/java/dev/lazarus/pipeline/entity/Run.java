@@ -32,20 +32,23 @@ public class Run {
     /** The size of the payload column: no step output may be larger. */
     public static final int MAX_PAYLOAD = 200_000;
 
+    /** The longest name of a pipeline or of a step (their columns everywhere). */
+    public static final int NAME_LENGTH = 100;
+
     /** The longest Idempotency-Key a client may name its submission with. */
     public static final int SUBMISSION_KEY_LENGTH = 200;
 
     @Id
     private UUID id;
 
-    @Column(nullable = false, length = 100)
+    @Column(nullable = false, length = NAME_LENGTH)
     private String pipeline;
 
     @Enumerated(EnumType.STRING)
     @Column(nullable = false, length = 20)
     private RunState state;
 
-    @Column(name = "current_step", length = 100)
+    @Column(name = "current_step", length = NAME_LENGTH)
     private String currentStep;
 
     @Column(nullable = false)

@@ -3,7 +3,6 @@ package dev.lazarus.platform.boundary;
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
 import dev.lazarus.platform.control.Problem;
-import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -13,11 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
-import java.util.Collection;
-import java.util.Deque;
-import java.util.List;
-import java.util.Map;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -88,30 +82,6 @@ public final class JsonBodies {
             }
             throw Problem.badRequest("the request body could not be read: " + e.getMessage());
         }
-    }
-
-    /**
-     * Whether the value nests objects and arrays deeper than {@code limit} (a scalar is 0 deep). Walks with a
-     * stack of its own, not by recursion: a value the parser accepted (up to 1 000 deep) must not overflow the
-     * request thread's stack here.
-     */
-    public static boolean deeperThan(JsonValue value, int limit) {
-        Deque<Map.Entry<JsonValue, Integer>> pending = new ArrayDeque<>();
-        pending.push(Map.entry(value, 0));
-        while (!pending.isEmpty()) {
-            Map.Entry<JsonValue, Integer> next = pending.pop();
-            Collection<JsonValue> children = next.getKey() instanceof JsonObject object ? object.values()
-                    : next.getKey() instanceof JsonArray array ? array : List.of();
-            if (children.isEmpty() && !(next.getKey() instanceof JsonObject || next.getKey() instanceof JsonArray)) {
-                continue;
-            }
-            int depth = next.getValue() + 1;
-            if (depth > limit) {
-                return true;
-            }
-            children.forEach(child -> pending.push(Map.entry(child, depth)));
-        }
-        return false;
     }
 
     /** An optional string field; a present field of another type is refused. */

@@ -1,6 +1,7 @@
 package dev.lazarus.platform.boundary;
 
 import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Text;
 import java.util.Arrays;
 
 /** Query parameters every list endpoint parses the same way, refusing bad values with a problem. */
@@ -17,7 +18,8 @@ public final class QueryParams {
         try {
             return Enum.valueOf(type, value.trim().toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw Problem.badRequest(name + " must be one of " + Arrays.toString(type.getEnumConstants()) + ", was '" + value + "'");
+            throw Problem.badRequest(name + " must be one of " + Arrays.toString(type.getEnumConstants()) + ", was '"
+                    + Text.printable(value, 100) + "'");
         }
     }
 }

@@ -1,12 +1,17 @@
 package dev.lazarus.platform.control;
 
-import jakarta.json.JsonException;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import jakarta.json.JsonWriterFactory;
 import jakarta.json.spi.JsonProvider;
 import jakarta.json.stream.JsonGenerator;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,7 +41,8 @@ public final class Jsonp {
                 writer.write(value);
             }
             return out.toString().strip();
-        } catch (JsonException | IllegalStateException notJson) {
+        } catch (RuntimeException notJson) {
+            // JsonException, or the parser's refusal of text nested deeper than it reads (a plain RuntimeException)
             return text;
         }
     }
@@ -48,9 +54,34 @@ public final class Jsonp {
         }
         try (var reader = JSON.createReader(new StringReader(text))) {
             return reader.readValue();
-        } catch (JsonException | IllegalStateException notJson) {
+        } catch (RuntimeException notJson) {
+            // not JSON, or nested deeper than the parser reads: shown as the text it is, never a failed answer
             return JSON.createValue(text);
         }
+    }
+
+    /**
+     * Whether the value nests objects and arrays deeper than {@code limit} (a scalar is 0 deep). Walks with a
+     * stack of its own, not by recursion: a value the parser accepted (up to 1 000 deep) must not overflow the
+     * request thread's stack here.
+     */
+    public static boolean deeperThan(JsonValue value, int limit) {
+        Deque<Map.Entry<JsonValue, Integer>> pending = new ArrayDeque<>();
+        pending.push(Map.entry(value, 0));
+        while (!pending.isEmpty()) {
+            Map.Entry<JsonValue, Integer> next = pending.pop();
+            Collection<JsonValue> children = next.getKey() instanceof JsonObject object ? object.values()
+                    : next.getKey() instanceof JsonArray array ? array : List.of();
+            if (children.isEmpty() && !(next.getKey() instanceof JsonObject || next.getKey() instanceof JsonArray)) {
+                continue;
+            }
+            int depth = next.getValue() + 1;
+            if (depth > limit) {
+                return true;
+            }
+            children.forEach(child -> pending.push(Map.entry(child, depth)));
+        }
+        return false;
     }
 
     private Jsonp() {

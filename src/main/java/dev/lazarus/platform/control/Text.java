@@ -13,4 +13,27 @@ public final class Text {
         }
         return text.substring(0, max - 1) + "…";
     }
+
+    /**
+     * Text a client sent, to quote back in an answer or a log line: at most {@code max} characters, control characters
+     * shown as U+XXXX escapes, so a refusal never carries the very input it refuses at full length.
+     */
+    public static String printable(String text, int max) {
+        if (text == null) {
+            return null;
+        }
+        StringBuilder shown = new StringBuilder(Math.min(text.length(), max) + 8);
+        int i = 0;
+        for (; i < text.length() && shown.length() < max; i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                shown.append(c).append(text.charAt(++i)); // one character outside the basic plane
+            } else if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+                shown.append(String.format("\\u%04X", (int) c));
+            } else {
+                shown.append(c);
+            }
+        }
+        return i < text.length() ? shown + "…" : shown.toString();
+    }
 }

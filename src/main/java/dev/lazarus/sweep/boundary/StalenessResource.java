@@ -1,7 +1,9 @@
 package dev.lazarus.sweep.boundary;
 
 import dev.lazarus.platform.boundary.Page;
+import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.boundary.QueryParams;
+import dev.lazarus.platform.control.TextInput;
 import dev.lazarus.sweep.control.LiveRuns;
 import dev.lazarus.sweep.control.StalenessRules.Health;
 import dev.lazarus.sweep.control.Sweeps;
@@ -37,6 +39,7 @@ public class StalenessResource {
     public StalenessPage staleness(@QueryParam("health") String health, @QueryParam("pipeline") String pipeline,
                                    @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
         Health wanted = QueryParams.enumValue(Health.class, "health", health);
+        pipeline = TextInput.name("pipeline", pipeline, Run.NAME_LENGTH);
         List<LiveRuns.Assessment> all = liveRuns.assess(clock.instant(), pipeline);
         Map<Health, Long> counts = new EnumMap<>(Health.class);
         for (Health h : Health.values()) {

@@ -1,4 +1,4 @@
-package dev.lazarus.platform.boundary;
+package dev.lazarus.platform.control;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +8,7 @@ import jakarta.json.JsonValue;
 import java.io.StringReader;
 import org.junit.jupiter.api.Test;
 
-class JsonBodiesTest {
+class JsonpTest {
 
     private static JsonValue nested(int depth) {
         String json = "{\"a\":".repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
@@ -19,9 +19,9 @@ class JsonBodiesTest {
 
     @Test
     void aValueAtTheLimitIsNotTooDeepAndOneLevelMoreIs() {
-        assertFalse(JsonBodies.deeperThan(nested(100), 100));
-        assertTrue(JsonBodies.deeperThan(nested(101), 100));
-        assertFalse(JsonBodies.deeperThan(JsonValue.TRUE, 0));
+        assertFalse(Jsonp.deeperThan(nested(100), 100));
+        assertTrue(Jsonp.deeperThan(nested(101), 100));
+        assertFalse(Jsonp.deeperThan(JsonValue.TRUE, 0));
     }
 
     @Test
@@ -29,7 +29,7 @@ class JsonBodiesTest {
         // run on a small stack, as a busy request thread has little of its own left
         JsonValue deepest = nested(990);
         boolean[] deeper = new boolean[1];
-        Thread small = new Thread(null, () -> deeper[0] = JsonBodies.deeperThan(deepest, 100), "small-stack", 128 * 1024);
+        Thread small = new Thread(null, () -> deeper[0] = Jsonp.deeperThan(deepest, 100), "small-stack", 128 * 1024);
         small.start();
         assertTrue(assertJoined(small) && deeper[0]);
     }

@@ -1,0 +1,102 @@
+package dev.lazarus.pipeline.control;
+
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
+import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.platform.control.Jsonp;
+import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Text;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The one rule for what may become a run's payload, applied wherever one enters: a submission (single or in a batch),
+ * an operator's edited payload, a step's output an operator supplies, and what a step's handler returns.
+ * <ul>
+ * <li>a JSON object;</li>
+ * <li>nested at most {@value #MAX_DEPTH} levels: a payload is shown a few levels down inside other JSON (the run's
+ * view, a dead letter's snapshot, an audit entry's before and after) and the parser refuses anything deeper than 1 000,
+ * so a payload deeper than this could be stored but never read again;</li>
+ * <li>from a client or an operator, at most {@code lazarus.run.max-payload-bytes} (64 KiB) of compact UTF-8: what a
+ * request may bring; from a handler, at most {@link Run#MAX_PAYLOAD} characters, what the column holds (a step may
+ * enrich its input).</li>
+ * </ul>
+ * A refusal names the field, what was wrong and the limit: 400 for the shape, 413 for the size.
+ */
+@ApplicationScoped
+public class Payloads {
+
+    /** How deeply a payload may nest objects and arrays. */
+    public static final int MAX_DEPTH = 100;
+
+    static final String SIZE_PROPERTY = "lazarus.run.max-payload-bytes";
+
+    @Inject
+    @ConfigProperty(name = SIZE_PROPERTY, defaultValue = "65536")
+    int maxBytes;
+
+    /** The largest payload a client or an operator may send, in bytes of compact UTF-8. */
+    public int maxBytes() {
+        return maxBytes;
+    }
+
+    /**
+     * A payload a client or an operator sends, checked.
+     *
+     * @param field what the request calls it ({@code runs[3].'payload'}, {@code 'output'}), for the refusal
+     */
+    public JsonObject accept(JsonValue value, String field) {
+        if (value == null || value.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw Problem.badRequest(field + " must be a JSON object"
+                    + (value == null ? "" : ", not " + value.getValueType().name().toLowerCase(java.util.Locale.ROOT)));
+        }
+        if (Jsonp.deeperThan(value, MAX_DEPTH)) {
+            throw Problem.badRequest(field + " nests deeper than " + MAX_DEPTH + " levels");
+        }
+        if (value.toString().getBytes(StandardCharsets.UTF_8).length > maxBytes) {
+            throw Problem.tooLarge(field + " is larger than " + maxBytes + " bytes (" + SIZE_PROPERTY + ")");
+        }
+        return value.asJsonObject();
+    }
+
+    /** The same, from JSON text (an admin page's text box): also a 400 if it is not JSON at all. */
+    public JsonObject accept(String text, String field) {
+        if (text == null || text.isBlank()) {
+            throw Problem.badRequest(field + " is required: a JSON object");
+        }
+        if (text.length() > 4L * maxBytes) {
+            // not even worth parsing: whitespace aside, its compact form cannot be within the limit
+            throw Problem.tooLarge(field + " is larger than " + maxBytes + " bytes (" + SIZE_PROPERTY + ")");
+        }
+        JsonValue value;
+        try (var reader = JSON.createReader(new StringReader(text))) {
+            value = reader.readValue();
+        } catch (RuntimeException e) {
+            // JsonException, or the parser's own refusal of text nested deeper than 1 000 (a plain RuntimeException)
+            throw Problem.badRequest(field + " is not acceptable JSON: " + Text.truncate(e.getMessage(), 200));
+        }
+        return accept(value, field);
+    }
+
+    /**
+     * What a handler returned, as the text the run keeps; a {@link StepOutputRefused} (non-retryable: the same input
+     * gives the same output) when the run could not keep it.
+     */
+    public String output(JsonObject result, String step) {
+        if (Jsonp.deeperThan(result, MAX_DEPTH)) {
+            throw new StepOutputRefused("step " + step + " returned JSON nested deeper than " + MAX_DEPTH
+                    + " levels; a run's payload nests at most that deep");
+        }
+        String output = result.toString();
+        if (output.length() > Run.MAX_PAYLOAD) {
+            throw new StepOutputRefused("step " + step + " returned " + output.length() + " characters of JSON; a run's payload"
+                    + " holds at most " + Run.MAX_PAYLOAD);
+        }
+        return output;
+    }
+}

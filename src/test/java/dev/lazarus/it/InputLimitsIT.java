@@ -1,0 +1,181 @@
+package dev.lazarus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lazarus.it.Api.Response;
+import jakarta.json.JsonObject;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every text a client sends has one limit, stated in the README's hostile-input table and enforced where it
+ * enters: past it, or with a character the database cannot store, the answer is a 400 (or 413) problem that names
+ * the field and its limit, and nothing is stored. Long or odd input is ordinary input; it never gets a 500.
+ */
+class InputLimitsIT extends LazarusIT {
+
+    private static final String NUL = "\u0000";
+
+    private long deadLetterOfAPoisonRun() {
+        String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"permanent\"}}}");
+        return awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+    }
+
+    /** {@code body} is refused with {@code status}, naming what {@code mentions} says; the dead letter is unchanged. */
+    private void assertRefusedAndUnchanged(long deadLetter, String action, String body, int status, String... mentions) {
+        JsonObject before = viewer.get("api/dead-letters/" + deadLetter).ok().json();
+        Response answer = operator.post("api/dead-letters/" + deadLetter + "/" + action, body);
+        assertEquals(status, answer.status(), action + ": " + brief(answer));
+        assertEquals("application/problem+json", answer.contentType(), action);
+        for (String mention : mentions) {
+            assertTrue(answer.json().getString("detail").contains(mention), action + ": " + answer.json().getString("detail"));
+        }
+        JsonObject after = viewer.get("api/dead-letters/" + deadLetter).ok().json();
+        assertEquals(before.getString("status"), after.getString("status"), action + " stored nothing");
+        assertEquals(before.getJsonArray("history").size(), after.getJsonArray("history").size(), action + " stored nothing");
+        assertEquals(before.getString("runId"), after.getString("runId"));
+    }
+
+    private static String note(String text) {
+        return "{\"note\":\"" + text + "\"}";
+    }
+
+    @Test
+    void aNoteOverItsLimitIsRefusedNamingTheFieldAndTheLimitByEveryActionThatTakesOne() {
+        long id = deadLetterOfAPoisonRun();
+        String tooLong = "n".repeat(4001);
+        for (String action : List.of("investigate", "notes", "resolve", "discard", "skip-step")) {
+            assertRefusedAndUnchanged(id, action, note(tooLong), 400, "'note'", "4000");
+        }
+        assertRefusedAndUnchanged(id, "requeue", "{\"payload\":{\"url\":\"https://example.org/x\"},\"note\":\"" + tooLong + "\"}",
+                400, "'note'", "4000");
+        assertRefusedAndUnchanged(id, "complete-step", "{\"output\":{\"done\":true},\"note\":\"" + tooLong + "\"}",
+                400, "'note'", "4000");
+        // exactly at the limit is accepted
+        operator.post("api/dead-letters/" + id + "/notes", note("n".repeat(4000))).ok();
+    }
+
+    @Test
+    void aControlCharacterInANoteIsRefusedButLineBreaksAndTabsAreText() {
+        long id = deadLetterOfAPoisonRun();
+        for (String action : List.of("investigate", "notes", "resolve", "discard")) {
+            assertRefusedAndUnchanged(id, action, note("before\\u0000after"), 400, "'note'", "control character");
+            assertRefusedAndUnchanged(id, action, note("bell\\u0007"), 400, "'note'");
+        }
+        operator.post("api/dead-letters/" + id + "/notes", note("line one\\nline two\\tand a tab")).ok();
+    }
+
+    @Test
+    void anEditedPayloadNestedDeeperThanASubmissionMayIsRefusedAndTheRunStaysReadable() {
+        long id = deadLetterOfAPoisonRun();
+        String runId = viewer.get("api/dead-letters/" + id).ok().json().getString("runId");
+        String deep = "{\"a\":".repeat(995) + "1" + "}".repeat(995);
+
+        assertRefusedAndUnchanged(id, "requeue", "{\"payload\":" + deep + ",\"note\":\"deep\"}", 400, "'payload'", "100");
+        assertRefusedAndUnchanged(id, "complete-step", "{\"output\":" + deep + ",\"note\":\"deep\"}", 400, "'output'", "100");
+        // the same rule as a submission's, at the same depth
+        String justTooDeep = "{\"a\":".repeat(101) + "1" + "}".repeat(101);
+        assertRefusedAndUnchanged(id, "requeue", "{\"payload\":" + justTooDeep + ",\"note\":\"deep\"}", 400, "'payload'", "100");
+        assertRefused(() -> operator.post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":" + justTooDeep + "}"),
+                400, "100");
+
+        assertEquals(200, viewer.get("api/runs/" + runId).status());
+        assertEquals(200, viewer.get("api/runs/" + runId + "/history").status());
+        assertEquals(200, viewer.get("api/dead-letters/" + id).status());
+    }
+
+    @Test
+    void aFilterValueLongerThanItsColumnIsRefusedByTheListsTheDryRunAndABulkRequeue() {
+        String longName = "p".repeat(101);
+        long jobsBefore = viewer.get("api/requeue-jobs").ok().body().split("\"id\"").length;
+
+        Response job = operator.post("api/requeue-jobs", "{\"filter\":{\"pipeline\":\"" + longName + "\"},\"ratePerSecond\":0}");
+        assertProblem(job, 400, "'pipeline'", "100");
+        job = operator.post("api/requeue-jobs", "{\"filter\":{\"step\":\"" + longName + "\"},\"ratePerSecond\":0}");
+        assertProblem(job, 400, "'step'", "100");
+        assertEquals(jobsBefore, viewer.get("api/requeue-jobs").ok().body().split("\"id\"").length, "no job was started");
+
+        for (String path : List.of("api/dead-letters", "api/dead-letters/causes", "api/requeue-jobs/dry-run",
+                "api/dead-letters/investigation-queue", "api/runs", "api/staleness")) {
+            assertProblem(viewer.get(path + "?pipeline=" + longName), 400, "'pipeline'", "100");
+        }
+    }
+
+    @Test
+    void aControlCharacterInAFilterValueIsRefusedNamingTheField() {
+        Map<String, List<String>> filters = Map.of(
+                "api/dead-letters", List.of("error", "pipeline", "step"),
+                "api/dead-letters/causes", List.of("error", "pipeline", "step"),
+                "api/requeue-jobs/dry-run", List.of("error", "pipeline", "step"),
+                "api/runs", List.of("pipeline"),
+                "api/staleness", List.of("pipeline"));
+        filters.forEach((path, names) -> names.forEach(name -> {
+            for (String character : List.of(NUL, "\u0001", "\u001b", "\u007f")) {
+                Response answer = viewer.get(path + "?" + name + "=" + URLEncoder.encode("a" + character + "b", StandardCharsets.UTF_8));
+                assertProblem(answer, 400, "'" + name + "'", "control character");
+            }
+        }));
+        Response job = operator.post("api/requeue-jobs", "{\"filter\":{\"error\":\"a\\u0000b\"},\"ratePerSecond\":0}");
+        assertProblem(job, 400, "'error'", "control character");
+    }
+
+    @Test
+    void theRunListPageTellsOfAStateThatIsNoneInsteadOfFailing() {
+        AdminPage page = new AdminPage(base);
+        page.signIn("viewer", "viewer-pw");
+        AdminPage.Answer answer = page.open("admin/runs.xhtml?state=BOGUS");
+        assertEquals(200, answer.status(), answer.body());
+        assertTrue(answer.body().contains("state must be one of"), answer.body());
+        answer = page.open("admin/runs.xhtml?state=" + URLEncoder.encode("a\u0000", StandardCharsets.UTF_8));
+        assertEquals(200, answer.status(), answer.body());
+        answer = page.open("admin/dead-letters.xhtml?pipeline=" + URLEncoder.encode("a\u0000b", StandardCharsets.UTF_8));
+        assertEquals(200, answer.status(), answer.body());
+        assertTrue(answer.body().contains("control character"), answer.body());
+        answer = page.open("admin/dead-letters.xhtml?pipeline=" + "p".repeat(101));
+        assertEquals(200, answer.status(), answer.body());
+        assertTrue(answer.body().contains("100"), answer.body());
+        // ids that are none: the page says there is no such thing
+        for (String path : List.of("admin/dead-letter.xhtml?id=abc", "admin/dead-letter.xhtml?id=99999999999999999999",
+                "admin/dead-letter.xhtml?id=-1", "admin/run.xhtml?id=" + URLEncoder.encode("x\u0000'<", StandardCharsets.UTF_8),
+                "admin/requeue-job.xhtml?id=abc", "admin/requeue-job.xhtml?id=-7", "admin/dead-letter.xhtml")) {
+            answer = page.open(path);
+            assertEquals(200, answer.status(), path + ": " + answer.body());
+        }
+    }
+
+    @Test
+    void theBulkRequeueFormRefusesARateThatIsNoneAndStartsNoJob() {
+        deadLetterOfAPoisonRun();
+        long jobsBefore = viewer.get("api/requeue-jobs").ok().body().split("\"id\"").length;
+        AdminPage page = new AdminPage(base);
+        page.signIn("operator", "operator-pw");
+        for (String rate : List.of("-5", "abc", "99999999999", "100001")) {
+            page.open("admin/dead-letters.xhtml?status=OPEN");
+            AdminPage.Answer answer = page.submit("bulk", Map.of("bulk:rate", rate, "bulk:requeueAll", "Requeue all"));
+            assertEquals(200, answer.status(), rate + ": " + answer.body());
+            assertTrue(answer.body().contains("100000"), rate + ": the page says what a rate may be: " + answer.body());
+            assertFalse(answer.body().contains("Bulk requeue started"), rate);
+        }
+        assertEquals(jobsBefore, viewer.get("api/requeue-jobs").ok().body().split("\"id\"").length, "no job was started");
+    }
+
+    /** The status and the start of the body: enough to see what went wrong without pages of echoed input. */
+    static String brief(Response answer) {
+        String body = answer.body();
+        return answer.status() + " " + answer.contentType() + " " + (body.length() > 300 ? body.substring(0, 300) + "…" : body);
+    }
+
+    private static void assertProblem(Response answer, int status, String... mentions) {
+        assertEquals(status, answer.status(), brief(answer));
+        assertEquals("application/problem+json", answer.contentType(), brief(answer));
+        String detail = answer.json().getString("detail");
+        for (String mention : mentions) {
+            assertTrue(detail.contains(mention), detail);
+        }
+    }
+}
