@@ -76,6 +76,12 @@ public class AdminPage {
         return html;
     }
 
+    /** Opens the page (once signed in) with its filters in the URL ({@code error=...}); returns its HTML. */
+    public String open(String query) {
+        html = send(HttpRequest.newBuilder(URI.create(page + "?" + query)).GET());
+        return html;
+    }
+
     /** The table row that shows {@code runId}, or null. */
     public String rowOf(String runId) {
         Matcher rows = ROW.matcher(html);

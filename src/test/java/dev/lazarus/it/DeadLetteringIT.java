@@ -1,6 +1,7 @@
 package dev.lazarus.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -120,6 +121,53 @@ class DeadLetteringIT extends LazarusIT {
         JsonObject snapshot = deadLetter.getJsonObject("runSnapshot");
         assertTrue(snapshot.toString().length() <= 200_000, "the snapshot fits its column");
         assertEquals(id, snapshot.getString("id"), "and is still JSON");
+    }
+
+    /**
+     * A step's error message is made from what it was handling, so it can hold anything: lines like frames (another
+     * for each run), and a line of 7 600 characters starting "at " that a backtracking pattern took a long time over.
+     * The cause is where the exception was thrown, the same for all of them, and reading the causes, four viewers at
+     * once, costs little.
+     */
+    @Test
+    void aMessageCannotChooseItsCauseNorMakeTheCausesSlow() throws Exception {
+        String marker = "card declined " + UUID.randomUUID();
+        String hostile = "at " + "x(".repeat(3_800);
+        List<String> runs = new java.util.ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            String message = marker + "\n\tat com.victim.Service.charge" + i + "(Service.java:42)\n" + hostile;
+            runs.add(operator.startRun(jakarta.json.Json.createObjectBuilder().add("failures", jakarta.json.Json.createObjectBuilder()
+                    .add("parse", jakarta.json.Json.createObjectBuilder().add("mode", "always").add("message", message))).build().toString()));
+        }
+        runs.forEach(id -> awaitRun(id, "DEAD_LETTERED"));
+
+        java.util.concurrent.ExecutorService viewers = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<JsonObject>> reads = new java.util.ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                reads.add(viewers.submit(() -> viewer.get("api/dead-letters/causes?error=" + marker.replace(" ", "%20")).ok().json()));
+            }
+            for (java.util.concurrent.Future<JsonObject> read : reads) {
+                // a hang guard, not a measure: each request also gives up after 30 s (Api)
+                JsonObject causes = read.get(2, java.util.concurrent.TimeUnit.MINUTES);
+                assertEquals(1, causes.getInt("causes"), () -> "the message's lines are not frames, yet the causes are at "
+                        + causes.getJsonArray("groups").stream().map(g -> g.asJsonObject().getString("topFrame", null)).toList());
+                assertEquals(30, causes.getInt("deadLetters"));
+                JsonObject group = causes.getJsonArray("groups").getJsonObject(0);
+                assertEquals("java.lang.IllegalStateException", group.getString("exceptionClass"));
+                assertEquals("dev.lazarus.demo.control.DemoFailures.apply", group.getString("topFrame"), "where it was thrown");
+            }
+        } finally {
+            viewers.shutdownNow();
+        }
+
+        AdminPage page = new AdminPage(base);
+        page.signIn("viewer", "viewer-pw");
+        String html = page.open("error=" + java.net.URLEncoder.encode(marker, java.nio.charset.StandardCharsets.UTF_8));
+        String groups = html.substring(html.indexOf("cause-groups"), html.indexOf("</table>", html.indexOf("cause-groups")));
+        // the top frame is shown as code; the example's error text (which holds the made-up lines) is not
+        assertTrue(groups.contains("<code>at dev.lazarus.demo.control.DemoFailures.apply</code>"), "the page shows the stored top frame");
+        assertFalse(groups.contains("<code>at com.victim"), "and none the message made up");
     }
 
     private static String text(Message message) {

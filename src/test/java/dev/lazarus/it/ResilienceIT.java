@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.lazarus.deadletter.control.DeadLetterReconciler;
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
+import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.ParkedMessageCheck;
 import dev.lazarus.deadletter.control.RequeueJobStore;
 import dev.lazarus.deadletter.control.Retention;
@@ -405,10 +406,58 @@ class ResilienceIT {
     void deadLettersRecordedBeforeFingerprintsExistedGetThemFromTheSweep() {
         long id = fixtures.deadLetterAt(Instant.now(), null);
         String expected = fixtures.column("select fingerprint from dead_letter where id = " + id).get(0);
-        assertEquals(1, fixtures.update("update dead_letter set fingerprint = null where id = ?", id), "as an older version left it");
+        assertEquals(1, fixtures.update("update dead_letter set fingerprint = null, fingerprint_rule = null where id = ?", id),
+                "as an older version left it");
         sweeps.sweep();
         assertEquals(expected, fixtures.column("select fingerprint from dead_letter where id = " + id).get(0),
                 "the sweep computed it, by the same rule as a new dead letter's");
+    }
+
+    /** A step's failure whose message holds lines like frames and a cause, its trace kept short (all of it stored). */
+    private static IllegalStateException failureWithAForgingMessage() {
+        IllegalStateException failure = new IllegalStateException("card declined\n\tat com.victim.Service.charge(Service.java:42)"
+                + "\nCaused by: com.victim.Forged", new java.net.ConnectException("down"));
+        failure.setStackTrace(java.util.Arrays.copyOf(failure.getStackTrace(), 8));
+        failure.getCause().setStackTrace(java.util.Arrays.copyOf(failure.getCause().getStackTrace(), 8));
+        return failure;
+    }
+
+    private static final String CAUSE_COLUMNS = "select fingerprint || ' ' || coalesce(top_frame, '-') || ' ' || coalesce(root_cause, '-')"
+            + " || ' ' || coalesce(fingerprint_rule, 0) from dead_letter where id = ";
+
+    @Test
+    void aDeadLetterRecordedBeforeV14GetsItsCauseFromTheSweepAsTheExceptionWouldHaveGivenIt() {
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now()); // fresh: the timer's sweeps leave it alone
+        StepDefinition parse = pipelines.step(DocumentIngestion.NAME, "parse").orElseThrow();
+        long id = deadLetterService.record(DeadLetterReport.stepFailed(DeadLetterReason.RETRIES_EXHAUSTED, parse, run,
+                fixtures.generationOf(run), "ID:test-" + run, 3, failureWithAForgingMessage())).id();
+        String recorded = fixtures.column(CAUSE_COLUMNS + id).get(0);
+        assertTrue(recorded.endsWith(" dev.lazarus.it.ResilienceIT.failureWithAForgingMessage java.net.ConnectException 2"),
+                "where it was thrown and its root cause, from the exception, not its message: " + recorded);
+
+        // as V13 left it: a fingerprint by the rule that read the message too, nothing else
+        assertEquals(1, fixtures.update("update dead_letter set fingerprint = '0123456789abcdef', top_frame = null, root_cause = null,"
+                + " fingerprint_rule = null where id = ?", id));
+        sweeps.sweep();
+        assertEquals(recorded, fixtures.column(CAUSE_COLUMNS + id).get(0), "computed again from its stored text, by today's rule");
+    }
+
+    @Test
+    void aGroupOfCausesShowsWhatWasStoredWithItsNewestDeadLetter() {
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
+        StepDefinition parse = pipelines.step(DocumentIngestion.NAME, "parse").orElseThrow();
+        long id = deadLetterService.record(DeadLetterReport.stepFailed(DeadLetterReason.RETRIES_EXHAUSTED, parse, run,
+                fixtures.generationOf(run), "ID:test-" + run, 3, failureWithAForgingMessage())).id();
+        // a mark no stack trace gives: if the list of causes parsed the stack trace on reading, it would not show it
+        fixtures.update("update dead_letter set top_frame = 'stored.Mark.here', root_cause = 'stored.Root' where id = ?", id);
+        DeadLetters.Causes causes = CDI.current().select(DeadLetters.class).get().causes(new dev.lazarus.deadletter.entity.DeadLetterFilter(
+                null, null, run, false, null, null, null, null, null, null));
+        assertEquals(1, causes.causes());
+        DeadLetters.Cause group = causes.groups().get(0);
+        assertEquals("stored.Mark.here", group.topFrame());
+        assertEquals("stored.Root", group.rootCause());
+        assertEquals("java.lang.IllegalStateException", group.exceptionClass());
+        assertEquals(id, group.exampleId());
     }
 
     /**

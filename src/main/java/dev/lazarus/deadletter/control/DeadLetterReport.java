@@ -1,6 +1,7 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.StackSummary;
 import dev.lazarus.pipeline.control.StepDefinition;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -11,12 +12,14 @@ import java.util.UUID;
  * What a detection path knows when it gives up on a run or a message. Every path builds one of these and
  * hands it to {@link DeadLetterService}; nothing else creates dead letters.
  *
+ * @param stack   what the exception's own stack trace says, if the report is about one ({@code stackTrace} is its text,
+ *                cut to a size; its fingerprint is taken from this, see {@link StackSummary})
  * @param fence   whether messages already in flight for the run must become stale (see {@code Run.deadLetter})
  * @param detectedBy which path saw it: {@code consumer} or {@code sweeper}
  */
 public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId, String pipeline, String step,
                                Long generation, String messageId, String messageBody, int attempts,
-                               String exceptionClass, String errorMessage, String stackTrace,
+                               String exceptionClass, String errorMessage, String stackTrace, StackSummary stack,
                                boolean fence, String detectedBy) {
 
     /** Stack traces are kept to this many characters: enough for the cause, bounded for the database. */
@@ -37,14 +40,14 @@ public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId
                                               String messageId, int attempts, Throwable failure) {
         return new DeadLetterReport(reason, step.queue(), runId, step.pipeline(), step.name(), generation, messageId,
                 null, attempts, failure.getClass().getName(), failure.getMessage(), stackTraceOf(failure),
-                false, CONSUMER);
+                StackSummary.of(failure), false, CONSUMER);
     }
 
     /** The step had used its attempts before this delivery (failed, or interrupted too often): give up now. */
     public static DeadLetterReport stepGivenUp(StepDefinition step, UUID runId, long generation, String messageId,
                                                int attempts, String problem) {
         return new DeadLetterReport(DeadLetterReason.RETRIES_EXHAUSTED, step.queue(), runId, step.pipeline(), step.name(),
-                generation, messageId, null, attempts, null, problem, null, false, CONSUMER);
+                generation, messageId, null, attempts, null, problem, null, null, false, CONSUMER);
     }
 
     /**
@@ -58,14 +61,14 @@ public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId
             throw new IllegalArgumentException(reason + " is not about a message on its own");
         }
         return new DeadLetterReport(reason, queue, runId, null, step, generation, messageId, body, attempts,
-                null, problem, null, false, detectedBy);
+                null, problem, null, null, false, detectedBy);
     }
 
     /** The sweeper gave up on a run that stopped making progress. */
     public static DeadLetterReport runStalled(DeadLetterReason reason, StepDefinition step, UUID runId,
                                               long generation, int attempts, String problem) {
         return new DeadLetterReport(reason, step.queue(), runId, step.pipeline(), step.name(), generation, null,
-                null, attempts, null, problem, null, true, SWEEPER);
+                null, attempts, null, problem, null, null, true, SWEEPER);
     }
 
     /** Whether this report is about the run's current dispatch (reports without a generation always are). */

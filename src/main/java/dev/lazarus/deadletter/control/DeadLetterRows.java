@@ -95,7 +95,8 @@ public class DeadLetterRows {
     static final String DEAD_LETTER_COLUMNS = "id, run_id, open_run_id, pipeline, step_name, queue, dead_letter_queue, reason,"
             + " status, message_id, generation, attempts, exception_class, error_message, stack_trace, run_snapshot,"
             + " message_body, detected_by, created_at, updated_at, requeued_by, requeued_at, requeue_method, version,"
-            + " closed_at, closed_by, dlq_message_missing, dlq_checked_at, parked_token, trace_id, fingerprint";
+            + " closed_at, closed_by, dlq_message_missing, dlq_checked_at, parked_token, trace_id, fingerprint,"
+            + " top_frame, root_cause, fingerprint_rule";
 
     /** The columns of {@code dead_letter_event}, every one {@link DeadLetterEvent} maps. */
     static final String EVENT_COLUMNS = "id, dead_letter_id, at, actor, action, from_status, to_status, note, detail";
@@ -132,6 +133,9 @@ public class DeadLetterRows {
         put(row, "parked_token", d.parkedToken());
         put(row, "trace_id", d.traceId());
         put(row, "fingerprint", d.fingerprint());
+        put(row, "top_frame", d.topFrame());
+        put(row, "root_cause", d.rootCause());
+        put(row, "fingerprint_rule", d.fingerprintRule());
     }
 
     private record Event(DeadLetter owner, DeadLetterEvent event) {

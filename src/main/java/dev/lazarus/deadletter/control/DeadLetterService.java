@@ -158,7 +158,7 @@ public class DeadLetterService {
         String error = report.errorMessage();
         if (reason != DeadLetterReason.MANUAL && requeuePolicy.exhausted(run.requeueCount())) {
             // the loop guard: this run has been brought back as often as allowed; park it for good
-            error = reason + " after " + run.requeueCount() + " requeues (limit " + requeuePolicy.maxPerRun() + "): " + error;
+            error = DeadLetter.loopGuardError(reason, run.requeueCount(), requeuePolicy.maxPerRun(), error);
             reason = DeadLetterReason.REQUEUE_LIMIT;
         }
         DeadLetter deadLetter = newDeadLetter(report, reason, error, now)
@@ -453,7 +453,7 @@ public class DeadLetterService {
                 null, found + (exhausted ? "the step used its attempts but the consumer could not record why (" + counts + ")"
                         : "the broker gave up before the step used its attempts (" + counts + "); requeue it once the consumer"
                         + " can take messages again"),
-                null, false, DeadLetterReport.RECONCILER);
+                null, null, false, DeadLetterReport.RECONCILER);
     }
 
     public record Explanation(long deadLetterId, boolean recordedNow) {
@@ -495,7 +495,7 @@ public class DeadLetterService {
     private DeadLetter newDeadLetter(DeadLetterReport report, DeadLetterReason reason, String error, Instant now) {
         return new DeadLetter(reason, report.queue(), report.deadLetterQueue(), report.detectedBy(), now)
                 .withMessage(report.messageId(), report.messageBody())
-                .withError(report.exceptionClass(), error, report.stackTrace(), report.attempts());
+                .withError(report.exceptionClass(), error, report.stackTrace(), report.stack(), report.attempts());
     }
 
     private DeadLetter persist(DeadLetter deadLetter, RunsInQuestion batch) {

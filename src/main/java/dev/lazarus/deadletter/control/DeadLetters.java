@@ -60,14 +60,29 @@ public class DeadLetters {
     }
 
     /**
-     * Gives up to {@code max} dead letters recorded before fingerprints existed (or by a node of an older version)
-     * theirs, in a transaction of its own; the sweep calls it. Returns how many.
+     * Gives up to {@code max} dead letters recorded before V14 (or by a node of an older version) their fingerprint, top
+     * frame and root cause by today's rule, computed from what is stored by {@link Fingerprint#ofStored}, the same code
+     * as a dead letter recorded from text; in a transaction of its own, the sweep calls it. Returns how many.
+     *
+     * <p>Only the columns it needs are read (not the run snapshots) and each row is written by a statement of its own,
+     * not through its entity: an operator's change to the same dead letter meanwhile does not fail on its version. If
+     * that change writes the row back as it read it, without a rule, the next sweep computes it again.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int fillMissingFingerprints(int max) {
-        List<DeadLetter> missing = em.createQuery("select d from DeadLetter d where d.fingerprint is null order by d.id", DeadLetter.class)
-                .setMaxResults(max).getResultList();
-        missing.forEach(DeadLetter::fingerprintNow);
+        List<Object[]> missing = em.createQuery("select d.id, d.reason, d.exceptionClass, d.errorMessage, d.stackTrace from DeadLetter d"
+                + " where d.fingerprintRule is null order by d.id", Object[].class).setMaxResults(max).getResultList();
+        for (Object[] row : missing) {
+            Fingerprint cause = Fingerprint.ofStored((DeadLetterReason) row[1], (String) row[2], (String) row[3], (String) row[4]);
+            em.createQuery("update DeadLetter d set d.fingerprint = :key, d.topFrame = :topFrame, d.rootCause = :rootCause,"
+                            + " d.fingerprintRule = :rule where d.id = :id and d.fingerprintRule is null")
+                    .setParameter("key", cause.key())
+                    .setParameter("topFrame", cause.topFrame())
+                    .setParameter("rootCause", cause.rootCause())
+                    .setParameter("rule", Fingerprint.RULE)
+                    .setParameter("id", row[0])
+                    .executeUpdate();
+        }
         return missing.size();
     }
 
@@ -76,7 +91,8 @@ public class DeadLetters {
 
     /**
      * The dead letters of a filter grouped by cause (fingerprint), the largest group first, each described by its
-     * newest dead letter: one grouping query and one for the examples, whatever the number of dead letters.
+     * newest dead letter: one grouping query and one for the examples, whatever the number of dead letters. What a
+     * group shows was stored with its example when it was recorded: nothing is parsed here.
      */
     public Causes causes(DeadLetterFilter filter) {
         Map<String, Object> parameters = new HashMap<>();
@@ -87,17 +103,19 @@ public class DeadLetters {
         query.setParameter("openStatuses", DeadLetterStatus.OPEN);
         List<Object[]> rows = query.setMaxResults(MAX_CAUSES).getResultList();
         List<Long> examples = rows.stream().map(row -> ((Number) row[3]).longValue()).toList();
-        Map<Long, DeadLetter> byId = new HashMap<>();
+        Map<Long, Object[]> byId = new HashMap<>();
         if (!examples.isEmpty()) {
-            em.createQuery("select d from DeadLetter d where d.id in :ids", DeadLetter.class).setParameter("ids", examples)
-                    .getResultStream().forEach(d -> byId.put(d.id(), d));
+            // the columns a group shows, not the entities (their snapshots and stack traces are not needed here)
+            em.createQuery("select d.id, d.reason, d.exceptionClass, d.topFrame, d.rootCause, d.errorMessage, d.stepName, d.createdAt"
+                            + " from DeadLetter d where d.id in :ids", Object[].class).setParameter("ids", examples)
+                    .getResultStream().forEach(example -> byId.put(((Number) example[0]).longValue(), example));
         }
         List<Cause> groups = new ArrayList<>();
         for (Object[] row : rows) {
-            DeadLetter example = byId.get(((Number) row[3]).longValue());
-            groups.add(new Cause((String) row[0], ((Number) row[1]).longValue(), ((Number) row[2]).longValue(), example.reason(),
-                    example.exceptionClass(), Fingerprint.topFrame(example.stackTrace()), example.errorMessage(), example.stepName(),
-                    example.id(), example.createdAt()));
+            Object[] example = byId.get(((Number) row[3]).longValue());
+            groups.add(new Cause((String) row[0], ((Number) row[1]).longValue(), ((Number) row[2]).longValue(), (DeadLetterReason) example[1],
+                    (String) example[2], (String) example[3], (String) example[4], (String) example[5], (String) example[6],
+                    ((Number) example[0]).longValue(), (Instant) example[7]));
         }
         Map<String, Object> again = new HashMap<>();
         TypedQuery<Object[]> totals = em.createQuery("select count(distinct d.fingerprint), count(d) from DeadLetter d where "
@@ -113,10 +131,10 @@ public class DeadLetters {
 
     /**
      * One cause: its fingerprint ({@code cause}, the filter value), how many dead letters share it (and how many are
-     * open), and what its newest one says.
+     * open), and what its newest one says: its exception, where it was thrown and its root cause, as stored with it.
      */
     public record Cause(String cause, long count, long open, DeadLetterReason reason, String exceptionClass, String topFrame,
-                        String exampleError, String exampleStep, long exampleId, Instant newest) {
+                        String rootCause, String exampleError, String exampleStep, long exampleId, Instant newest) {
     }
 
     public long count(DeadLetterFilter filter) {

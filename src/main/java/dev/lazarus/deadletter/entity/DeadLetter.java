@@ -147,6 +147,18 @@ public class DeadLetter {
     @Column(length = 16)
     private String fingerprint;
 
+    /** Where its exception was thrown ({@code class.method}), as its fingerprint took it: what its group of causes shows. */
+    @Column(name = "top_frame", length = StackSummary.MAX_NAME)
+    private String topFrame;
+
+    /** The class of its exception's root cause, as its fingerprint took it. */
+    @Column(name = "root_cause", length = StackSummary.MAX_NAME)
+    private String rootCause;
+
+    /** The {@link Fingerprint#RULE} that computed the three above; null for one recorded before V14 (the sweep computes them again). */
+    @Column(name = "fingerprint_rule")
+    private Integer fingerprintRule;
+
     /** The trace of the run (or message) it is about, if it carried one: the way from here to the run's spans. */
     @Column(name = "trace_id", length = 32)
     private String traceId;
@@ -164,7 +176,7 @@ public class DeadLetter {
 
     public DeadLetter(DeadLetterReason reason, String queue, String deadLetterQueue, String detectedBy, Instant now) {
         this.reason = Objects.requireNonNull(reason, "reason");
-        this.fingerprint = Fingerprint.of(reason, null, null, null); // until the error is known (withError)
+        takeCause(Fingerprint.of(reason, null, null, StackSummary.NONE)); // until the error is known (withError)
         this.queue = Objects.requireNonNull(queue, "queue");
         this.deadLetterQueue = Objects.requireNonNull(deadLetterQueue, "deadLetterQueue");
         this.detectedBy = Objects.requireNonNull(detectedBy, "detectedBy");
@@ -193,13 +205,44 @@ public class DeadLetter {
         return this;
     }
 
+    /** The error, known only as text: its cause is read from the stack trace text ({@link Fingerprint#ofStored}). */
     public DeadLetter withError(String exception, String message, String trace, int attemptCount) {
+        return withError(exception, message, trace, null, attemptCount);
+    }
+
+    /**
+     * The error, and what the exception's own stack trace says ({@link StackSummary#of(Throwable)}), if it was at hand:
+     * its fingerprint is taken from that, never from the text, where the message could pass for frames.
+     */
+    public DeadLetter withError(String exception, String message, String trace, StackSummary stack, int attemptCount) {
         this.exceptionClass = Text.truncate(exception, 500);
         this.errorMessage = Text.truncate(message, 4000);
         this.stackTrace = Text.truncate(trace, 16000);
         this.attempts = attemptCount;
-        this.fingerprint = Fingerprint.of(reason, exceptionClass, stackTrace, errorMessage);
+        takeCause(stack != null ? Fingerprint.of(reason, exceptionClass, errorMessage, stack)
+                : Fingerprint.ofStored(reason, exceptionClass, errorMessage, stackTrace));
         return this;
+    }
+
+    private void takeCause(Fingerprint cause) {
+        this.fingerprint = cause.key();
+        this.topFrame = cause.topFrame();
+        this.rootCause = cause.rootCause();
+        this.fingerprintRule = Fingerprint.RULE;
+    }
+
+    /**
+     * The error of a dead letter the loop guard parks ({@code REQUEUE_LIMIT}): what it would have been, after how many
+     * requeues, and the error.
+     */
+    public static String loopGuardError(DeadLetterReason wouldHaveBeen, int requeues, int limit, String error) {
+        return wouldHaveBeen + " after " + requeues + " requeues (limit " + limit + "): " + error;
+    }
+
+    /** The error a {@link #loopGuardError} was made from (its words end at the first "): "), or null. */
+    static String errorBeforeLoopGuard(String loopGuardError) {
+        int end = loopGuardError == null ? -1 : loopGuardError.indexOf("): ");
+        return end < 0 ? null : loopGuardError.substring(end + 3);
     }
 
     /** The trace it belongs to: 32 hex digits, anything else (a property set by hand) is ignored. */
@@ -213,13 +256,9 @@ public class DeadLetter {
     public String traceId() { return traceId; }
 
     public String fingerprint() { return fingerprint; }
-
-    /** Computes its fingerprint, if it has none (recorded before there were fingerprints). */
-    public void fingerprintNow() {
-        if (fingerprint == null) {
-            fingerprint = Fingerprint.of(reason, exceptionClass, stackTrace, errorMessage);
-        }
-    }
+    public String topFrame() { return topFrame; }
+    public String rootCause() { return rootCause; }
+    public Integer fingerprintRule() { return fingerprintRule; }
 
     /** The status last reported (null for one created in this transaction). */
     public DeadLetterStatus reportedStatus() {

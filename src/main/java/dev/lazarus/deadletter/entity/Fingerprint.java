@@ -5,30 +5,40 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.EnumMap;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
  * What a dead letter's cause looks like, as a short key that dead letters with the same cause share, so thousands of
- * them read as "3 causes": the exception's class (and its root cause's) and the top frames of its stack trace,
- * normalised so that what
- * changes from one occurrence to the next (line numbers after a redeployment, generated class and lambda names,
- * addresses) does not split a group. The error message is not part of it where there is a stack trace: it usually
- * names the run, the document, the id. A dead letter with no exception (a sweep's, a malformed message's) is keyed by
- * its reason and its error text with ids and numbers taken out.
+ * them read as "3 causes": the exception's class, its root cause's and the top frames of its stack trace, normalised
+ * so that what changes from one occurrence to the next (line numbers after a redeployment, generated class and lambda
+ * names, addresses) does not split a group ({@link StackSummary}, which also says why only the stack trace proper
+ * counts). The error message is not part of it where there are frames: it usually names the run, the document, the
+ * id. A dead letter with no exception (a sweep's, a malformed message's) is keyed by its reason and its error text
+ * with ids and numbers taken out.
+ *
+ * <p>Computed once, when the dead letter is recorded, and stored with what its group of causes shows (the top frame,
+ * the root cause), so listing causes reads columns and parses nothing. {@link #RULE} is stored with them: a dead
+ * letter recorded by an older rule has none, and the sweep computes its fingerprint again by {@link #ofStored}.
+ *
+ * @param key       16 hex digits
+ * @param topFrame  the top frame ({@code class.method}), or null
+ * @param rootCause the root cause's class, or null
  */
-public final class Fingerprint {
+public record Fingerprint(String key, String topFrame, String rootCause) {
 
     /** How many frames of the stack trace count. */
     static final int FRAMES = 5;
 
-    private static final Pattern FRAME = Pattern.compile("^\\s*at\\s+(\\S+?)(\\(.*\\))?\\s*$");
-    private static final Pattern LINE_NUMBER = Pattern.compile(":\\d+\\)");
-    private static final Pattern MODULE_PREFIX = Pattern.compile("^[^/]*//|^[^/]*/");
-    private static final Pattern LAMBDA = Pattern.compile("\\$\\$Lambda[$/][^.(]*");
-    private static final Pattern NUMBERED = Pattern.compile("(GeneratedMethodAccessor|\\$Proxy|\\$)\\d+");
-    private static final Pattern GENERATED = Pattern.compile("\\$\\$_?\\w*Subclass|0x[0-9a-fA-F]+");
+    /**
+     * The rule that computes fingerprints, stored with each: 2 takes frames from the stack trace proper only (V14);
+     * the fingerprints of V11 (no rule stored) took them from the exception's message as well.
+     */
+    public static final int RULE = 2;
+
+    /** Characters of an error text that are looked at for a key without frames (of which the first 200 count). */
+    static final int MESSAGE_LOOKED_AT = 1_000;
+
     private static final Pattern UUID_TEXT = Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
     private static final Pattern HEX = Pattern.compile("\\b(0x)?[0-9a-fA-F]{12,}\\b");
     private static final Pattern NUMBER = Pattern.compile("\\d+");
@@ -48,77 +58,50 @@ public final class Fingerprint {
         }
     }
 
-    /** The key of a reason with no error text yet: the same for every dead letter of the reason, so computed once. */
-    private static final Map<DeadLetterReason, String> OF_REASON_ALONE = new EnumMap<>(DeadLetterReason.class);
+    /** The fingerprint of a reason with no error yet: the same for every dead letter of the reason, so computed once. */
+    private static final Map<DeadLetterReason, Fingerprint> OF_REASON_ALONE = new EnumMap<>(DeadLetterReason.class);
 
     static {
         for (DeadLetterReason reason : DeadLetterReason.values()) {
-            OF_REASON_ALONE.put(reason, hash(basis(reason, null, null, null)));
+            OF_REASON_ALONE.put(reason, new Fingerprint(hash(basis(reason, null, null, StackSummary.NONE)), null, null));
         }
     }
 
-    private Fingerprint() {
-    }
-
-    /** A 16-hex-digit key. */
-    public static String of(DeadLetterReason reason, String exceptionClass, String stackTrace, String errorMessage) {
-        if (exceptionClass == null && stackTrace == null && errorMessage == null) {
+    /** Of a dead letter whose stack trace is summed up ({@link StackSummary#of(Throwable)} when it is recorded). */
+    public static Fingerprint of(DeadLetterReason reason, String exceptionClass, String errorMessage, StackSummary stack) {
+        StackSummary summary = stack == null ? StackSummary.NONE : stack;
+        if (exceptionClass == null && errorMessage == null && summary.frames().isEmpty()) {
             return OF_REASON_ALONE.get(reason);
         }
-        return hash(basis(reason, exceptionClass, stackTrace, errorMessage));
+        return new Fingerprint(hash(basis(reason, exceptionClass, errorMessage, summary)), summary.topFrame(), summary.rootCauseOrNull());
     }
 
-    /** What the key is made from, readable (the tests and the group's description use it). */
-    static String basis(DeadLetterReason reason, String exceptionClass, String stackTrace, String errorMessage) {
-        List<String> frames = frames(stackTrace);
-        if (exceptionClass != null && !frames.isEmpty()) {
+    /**
+     * Of a dead letter as it is stored, its stack trace as text ({@link StackSummary#ofText}, headed by its class and
+     * the message it was printed with: a loop guard's dead letter stores that message after its own words).
+     */
+    public static Fingerprint ofStored(DeadLetterReason reason, String exceptionClass, String errorMessage, String stackTrace) {
+        StackSummary stack = StackSummary.ofText(stackTrace, exceptionClass, errorMessage);
+        if (stack.frames().isEmpty() && reason == DeadLetterReason.REQUEUE_LIMIT) {
+            stack = StackSummary.ofText(stackTrace, exceptionClass, DeadLetter.errorBeforeLoopGuard(errorMessage));
+        }
+        return of(reason, exceptionClass, errorMessage, stack);
+    }
+
+    /** What the key is made from, readable (the tests use it). */
+    static String basis(DeadLetterReason reason, String exceptionClass, String errorMessage, StackSummary stack) {
+        if (exceptionClass != null && !stack.frames().isEmpty()) {
             // a failure wrapped at one place (every exception of a call rethrown as one kind) differs by its root cause
-            return exceptionClass.strip() + "\n" + rootCause(stackTrace) + "\n" + String.join("\n", frames);
+            return exceptionClass.strip() + "\n" + stack.rootCause() + "\n" + String.join("\n", stack.frames());
         }
         String text = errorMessage == null ? "" : errorMessage;
+        text = text.length() > MESSAGE_LOOKED_AT ? text.substring(0, MESSAGE_LOOKED_AT) : text;
         text = UUID_TEXT.matcher(text).replaceAll("<id>");
         text = QUOTED.matcher(text).replaceAll("<text>");
         text = HEX.matcher(text).replaceAll("<hex>");
         text = NUMBER.matcher(text).replaceAll("#");
         text = text.length() > 200 ? text.substring(0, 200) : text;
         return reason + "\n" + (exceptionClass == null ? "" : exceptionClass.strip()) + "\n" + text.strip();
-    }
-
-    /** The class of the last "Caused by:" of a stack trace, or "" if it has none. */
-    static String rootCause(String stackTrace) {
-        String root = "";
-        for (String line : stackTrace.lines().toList()) {
-            if (line.startsWith("Caused by: ")) {
-                String rest = line.substring("Caused by: ".length()).strip();
-                int colon = rest.indexOf(':');
-                root = (colon < 0 ? rest : rest.substring(0, colon)).strip();
-            }
-        }
-        return root;
-    }
-
-    /** The top frame of a stack trace, normalised as in the fingerprint ({@code class.method}), or null. */
-    public static String topFrame(String stackTrace) {
-        List<String> frames = frames(stackTrace);
-        return frames.isEmpty() ? null : frames.get(0);
-    }
-
-    /** The top frames of the first exception of a stack trace, each as {@code class.method}, normalised. */
-    static List<String> frames(String stackTrace) {
-        if (stackTrace == null) {
-            return List.of();
-        }
-        return stackTrace.lines()
-                .map(FRAME::matcher)
-                .filter(java.util.regex.Matcher::matches)
-                .map(m -> m.group(1))
-                .map(frame -> MODULE_PREFIX.matcher(frame).replaceFirst(""))
-                .map(frame -> LINE_NUMBER.matcher(frame).replaceAll(")"))
-                .map(frame -> LAMBDA.matcher(frame).replaceAll("\\$\\$Lambda"))
-                .map(frame -> NUMBERED.matcher(frame).replaceAll("$1#"))
-                .map(frame -> GENERATED.matcher(frame).replaceAll("\\$#"))
-                .limit(FRAMES)
-                .toList();
     }
 
     private static String hash(String basis) {

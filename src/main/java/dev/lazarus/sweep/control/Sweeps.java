@@ -63,7 +63,7 @@ public class Sweeps {
     @Inject
     DeadLetters deadLetters;
 
-    /** Dead letters recorded before there were fingerprints that one sweep gives theirs. */
+    /** Dead letters recorded before V14 (without a fingerprint rule) that one sweep gives their fingerprints by today's rule. */
     static final int FINGERPRINTS_PER_SWEEP = 1000;
 
     @Inject

@@ -81,6 +81,24 @@ class DeadLetterTest {
     }
 
     @Test
+    void itsCauseIsComputedWhenItIsRecordedFromTheExceptionAndStored() {
+        IllegalStateException failure = new IllegalStateException("declined\n\tat com.victim.Service.charge(Service.java:42)",
+                new java.io.IOException("down"));
+        java.io.StringWriter text = new java.io.StringWriter();
+        failure.printStackTrace(new java.io.PrintWriter(text));
+        DeadLetter deadLetter = new DeadLetter(DeadLetterReason.RETRIES_EXHAUSTED, "q", "DLQ.q", "consumer", now)
+                .withError(failure.getClass().getName(), failure.getMessage(), text.toString(), StackSummary.of(failure), 3);
+        assertEquals("dev.lazarus.deadletter.entity.DeadLetterTest.itsCauseIsComputedWhenItIsRecordedFromTheExceptionAndStored",
+                deadLetter.topFrame(), "where it was thrown, not what its message says");
+        assertEquals("java.io.IOException", deadLetter.rootCause());
+        assertEquals(Fingerprint.RULE, deadLetter.fingerprintRule());
+        DeadLetter fromText = new DeadLetter(DeadLetterReason.RETRIES_EXHAUSTED, "q", "DLQ.q", "consumer", now)
+                .withError(failure.getClass().getName(), failure.getMessage(), text.toString(), 3);
+        assertEquals(deadLetter.fingerprint(), fromText.fingerprint(), "its text, read by the rule for stored ones, gives the same");
+        assertEquals(deadLetter.topFrame(), fromText.topFrame());
+    }
+
+    @Test
     void everyReasonHasALabelAndAPriority() {
         for (DeadLetterReason reason : DeadLetterReason.values()) {
             assertFalse(reason.label().isBlank(), reason.name());
