@@ -27,7 +27,7 @@ config="$JBOSS_HOME/standalone/configuration"
 # written at every start into the container's own files (hashed by add-user), never into the image
 "$JBOSS_HOME/bin/add-user.sh" -sc "$config" -a -s -u "${LAZARUS_VIEWER_USER:-viewer}" -p "$LAZARUS_VIEWER_PASSWORD" -g viewer
 "$JBOSS_HOME/bin/add-user.sh" -sc "$config" -a -s -u "${LAZARUS_OPERATOR_USER:-operator}" -p "$LAZARUS_OPERATOR_PASSWORD" -g viewer,operator
-# a management user, read-only (the configuration maps "metrics" to the Monitor role): Prometheus's scrape login
+# a management user with no role (lazarus.cli): Prometheus's scrape login, which reads /prometheus and nothing else
 "$JBOSS_HOME/bin/add-user.sh" -sc "$config" -s -u metrics -p "$LAZARUS_METRICS_PASSWORD"
 
 # spans go to the collector at LAZARUS_OTEL_ENDPOINT (OTLP/gRPC, http://collector:4317); without one they are not

@@ -52,7 +52,7 @@ BROKER_USER=admin
 BROKER_PASSWORD=admin
 VIEWER_PASSWORD=viewer-pw
 OPERATOR_PASSWORD=operator-pw
-# the management user Prometheus scrapes /prometheus on the management port with (read-only: the Monitor role)
+# the management user Prometheus scrapes /prometheus on the management port with (no role: the metrics and nothing else)
 METRICS_PASSWORD=metrics-pw
 
 log() { printf '[stack] %s\n' "$*"; }

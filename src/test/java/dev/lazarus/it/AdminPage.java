@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,8 +36,14 @@ public class AdminPage {
         this.page = root.resolve("admin/dead-letters.xhtml");
     }
 
-    /** A page's answer: its status and body. */
-    public record Answer(int status, String body) {
+    /** A page's answer: its status, body and headers. */
+    public record Answer(int status, String body, Map<String, List<String>> headers) {
+
+        /** The header's value (the first, if several), or "" when it is absent. */
+        public String header(String name) {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name)).flatMap(e -> e.getValue().stream())
+                    .findFirst().orElse("");
+        }
     }
 
     /** Opens another page of the signed-in session ({@code path} relative to the application, with its query). */
@@ -73,12 +80,6 @@ public class AdminPage {
     }
 
     public String html() {
-        return html;
-    }
-
-    /** Opens the page (once signed in) with its filters in the URL ({@code error=...}); returns its HTML. */
-    public String open(String query) {
-        html = send(HttpRequest.newBuilder(URI.create(page + "?" + query)).GET());
         return html;
     }
 
@@ -127,7 +128,7 @@ public class AdminPage {
     private Answer exchange(HttpRequest.Builder request) {
         try {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-            return new Answer(response.statusCode(), response.body());
+            return new Answer(response.statusCode(), response.body(), response.headers().map());
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {

@@ -99,6 +99,18 @@ public class Api {
                 .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
+    /** The headers of a GET's answer. */
+    public java.util.Map<String, java.util.List<String>> headers(String path) {
+        try {
+            return http.send(request(path).GET().build(), HttpResponse.BodyHandlers.discarding()).headers().map();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Starts a demo run and returns its id. */
     public String startRun(String payloadJson) {
         Response created = post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":" + payloadJson + "}");

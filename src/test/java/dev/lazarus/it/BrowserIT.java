@@ -54,6 +54,8 @@ class BrowserIT extends LazarusIT {
                 .addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
                         "--window-size=1400,1000", "--user-data-dir=" + Files.createTempDirectory("lazarus-chromium"));
+        // the console's messages, where the browser reports what the Content-Security-Policy refused
+        options.setCapability("goog:loggingPrefs", java.util.Map.of("browser", "ALL"));
         browser = new ChromeDriver(new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build(), options);
         wait = new WebDriverWait(browser, Duration.ofSeconds(30));
         testName = test.getTestMethod().map(m -> m.getName()).orElse("browser");
@@ -338,6 +340,72 @@ class BrowserIT extends LazarusIT {
         assertEquals("CANCELLED", cancelled.getString("state"), cancelled.toString());
         assertTrue(cancelled.getInt("requeued") < 10, cancelled.toString());
         screenshot("cancelled");
+    }
+
+    /**
+     * Every page says what a browser may do with it (no framing, no inline script or style, no sniffing, no referrer out),
+     * the pages break none of it (the browser reports no refusal while an operator walks through them), a page elsewhere
+     * that frames the admin pages gets nothing, and a confirmation still asks, from the script file: dismissed, nothing
+     * is done.
+     */
+    @Test
+    void everyPageForbidsFramingAndInlineScriptAndStillWorks() {
+        List<Long> ids = deadLetters(2, "index"); // the first is requeued by a job, the second stays open
+        String runId = deadLetter(ids.get(0)).getString("runId");
+        Api.Response job = operator.post("api/requeue-jobs", "{\"filter\":{\"runId\":\"" + runId + "\"},\"ratePerSecond\":0}");
+        assertEquals(202, job.status(), job.body());
+        List<String> pages = List.of("admin/dashboard.xhtml", "admin/investigation-queue.xhtml", "admin/dead-letters.xhtml",
+                "admin/dead-letter.xhtml?id=" + ids.get(0), "admin/runs.xhtml", "admin/run.xhtml?id=" + runId,
+                "admin/requeue-jobs.xhtml", "admin/requeue-job.xhtml?id=" + job.json().getInt("id"));
+
+        // the headers, on every page, the login form, the API, an error and a missing page
+        AdminPage session = new AdminPage(base);
+        session.signIn("viewer", "viewer-pw");
+        List<String> everywhere = new java.util.ArrayList<>(pages);
+        everywhere.addAll(List.of("login.xhtml", "admin/no-such-page.xhtml", "api/runs?state=BOGUS"));
+        for (String path : everywhere) {
+            AdminPage.Answer answer = path.startsWith("api/") ? new AdminPage.Answer(0, "", headersOf(viewer, path)) : session.open(path);
+            String policy = answer.header("Content-Security-Policy");
+            assertTrue(policy.contains("frame-ancestors 'none'") && policy.contains("script-src 'self'")
+                    && policy.contains("style-src 'self'") && !policy.contains("unsafe-inline"), path + ": " + policy);
+            assertEquals("DENY", answer.header("X-Frame-Options"), path);
+            assertEquals("nosniff", answer.header("X-Content-Type-Options"), path);
+            assertEquals("same-origin", answer.header("Referrer-Policy"), path);
+            assertEquals("no-store", answer.header("Cache-Control"), path);
+        }
+
+        // the pages in the browser: nothing refused while an operator walks through them
+        signIn("operator", "operator-pw");
+        for (String path : pages) {
+            browser.get(page(path));
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.tagName("h1")));
+        }
+        screenshot("walked-through");
+        List<String> refused = browser.manage().logs().get(org.openqa.selenium.logging.LogType.BROWSER).getAll().stream()
+                .map(entry -> entry.getMessage()).filter(message -> message.contains("Content Security Policy")).toList();
+        assertEquals(List.of(), refused, "the browser refused nothing on the pages");
+
+        // a confirmation asks, from the script file; dismissed, nothing is done
+        browser.get(page("admin/dead-letter.xhtml?id=" + ids.get(1)));
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("actions:note"))).sendKeys("not yet");
+        browser.findElement(By.id("actions:discard")).click();
+        wait.until(ExpectedConditions.alertIsPresent()).dismiss();
+        assertEquals("PENDING", deadLetter(ids.get(1)).getString("status"), "a dismissed confirmation does nothing");
+
+        // a page of another origin framing the admin pages: the browser does not show them
+        // (without the headers the frame would show the login form, or the dashboard itself)
+        browser.get("data:text/html,<iframe id='victim' src='" + page("admin/dashboard.xhtml") + "'></iframe>");
+        wait.until(ExpectedConditions.frameToBeAvailableAndSwitchToIt("victim"));
+        wait.until(driver -> "complete".equals(((JavascriptExecutor) driver).executeScript("return document.readyState")));
+        assertEquals(List.of(), browser.findElements(By.cssSelector("#j_username, #open-count, header")),
+                "the framed page shows nothing of Lazarus");
+        browser.switchTo().defaultContent();
+        screenshot("framed");
+    }
+
+    /** The headers of an API answer. */
+    private static java.util.Map<String, List<String>> headersOf(Api api, String path) {
+        return api.headers(path);
     }
 
     private void screenshot(String name) {

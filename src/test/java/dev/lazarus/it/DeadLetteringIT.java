@@ -163,7 +163,7 @@ class DeadLetteringIT extends LazarusIT {
 
         AdminPage page = new AdminPage(base);
         page.signIn("viewer", "viewer-pw");
-        String html = page.open("error=" + java.net.URLEncoder.encode(marker, java.nio.charset.StandardCharsets.UTF_8));
+        String html = page.open("admin/dead-letters.xhtml?error=" + java.net.URLEncoder.encode(marker, java.nio.charset.StandardCharsets.UTF_8)).body();
         String groups = html.substring(html.indexOf("cause-groups"), html.indexOf("</table>", html.indexOf("cause-groups")));
         // the top frame is shown as code; the example's error text (which holds the made-up lines) is not
         assertTrue(groups.contains("<code>at dev.lazarus.demo.control.DemoFailures.apply</code>"), "the page shows the stored top frame");

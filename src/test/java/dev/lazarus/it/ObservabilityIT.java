@@ -108,6 +108,36 @@ class ObservabilityIT extends LazarusIT {
         assertFalse(scrape().isEmpty());
     }
 
+    /**
+     * The scrape's credential reads the metrics and nothing else of the management interface: not the model (datasource
+     * settings, the JVM's arguments, system properties), neither by a read nor by an operation. Anonymous callers and
+     * application users reach none of it.
+     */
+    @Test
+    void theScrapeCredentialReadsTheMetricsAndNothingElse() throws IOException {
+        Api metrics = prometheus("metrics", "metrics-pw");
+        assertEquals(200, metrics.get("prometheus").status());
+        for (String read : List.of("management", "management?operation=resource&recursive=true",
+                "management/subsystem/datasources?operation=resource&recursive=true",
+                "management/core-service/platform-mbean/type/runtime?operation=attribute&name=input-arguments",
+                "management/system-property?operation=resource&recursive=true",
+                "management/subsystem/elytron?operation=resource&recursive=true")) {
+            Api.Response answer = metrics.get(read);
+            assertFalse(answer.status() == 200 || answer.body().contains("\"outcome\" : \"success\""),
+                    read + " answered " + answer.status() + ": " + answer.body().substring(0, Math.min(300, answer.body().length())));
+        }
+        for (String operation : List.of(
+                "{\"operation\":\"read-attribute\",\"address\":[{\"core-service\":\"platform-mbean\"},{\"type\":\"runtime\"}],\"name\":\"input-arguments\"}",
+                "{\"operation\":\"read-resource\",\"address\":[{\"subsystem\":\"datasources\"}],\"recursive\":true}",
+                "{\"operation\":\"read-children-names\",\"address\":[],\"child-type\":\"subsystem\"}")) {
+            Api.Response answer = metrics.post("management", operation);
+            assertFalse(answer.status() == 200 || answer.body().contains("\"outcome\" : \"success\""),
+                    operation + " answered " + answer.status() + ": " + answer.body().substring(0, Math.min(300, answer.body().length())));
+        }
+        assertEquals(401, prometheus(null, null).get("management").status(), "anonymous");
+        assertEquals(401, prometheus("operator", "operator-pw").get("management").status(), "an application user");
+    }
+
     @Test
     void everyMetricTheAlertRulesAndTheReadmeNameIsExported() throws IOException {
         Path repo = Path.of(System.getProperty("it.repo.dir", "."));
