@@ -487,6 +487,85 @@ class ResilienceIT {
         assertTrue(latest.isOpen());
     }
 
+    /**
+     * A producer may send without a JMS message id, and a selector cannot name such a message: the reconciler failed on
+     * it at every pass. It is settled like any other (the first one without an id is taken and judged), and so are the
+     * messages behind it.
+     */
+    @Test
+    void aDlqMessageWithoutAMessageIdIsSettledAndTheMessagesBehindItAreToo() {
+        String queue = "DLQ." + DocumentIngestion.FETCH_QUEUE;
+        String marker = "no message id " + UUID.randomUUID();
+        fixtures.sendWithoutMessageId(queue, marker + " (first)", Map.of("lazarusTest", marker));
+        for (int i = 0; i < 5; i++) {
+            fixtures.send(queue, 1, marker + " behind #" + i, Map.of("lazarusTest", marker));
+        }
+        List<String> ids = fixtures.messageIds(queue, "lazarusTest = '" + marker + "'");
+        assertEquals(6, ids.size());
+        assertNull(ids.get(0), "the broker keeps the first without a message id: " + ids);
+
+        DeadLetterReconciler reconciler = CDI.current().select(DeadLetterReconciler.class).get();
+        reconciler.reconcile();
+        reconciler.reconcile(); // (and the timer's sweeps reconcile too)
+
+        List<String> recorded = fixtures.column("select message_body from dead_letter where message_body like '" + marker
+                + "%' order by message_body");
+        assertEquals(6, recorded.size(), "each message, the one without an id too, has its dead letter, once: " + recorded);
+        assertTrue(recorded.contains(marker + " (first)"), recorded.toString());
+        assertEquals(List.of(), fixtures.messageIds(queue, "lazarusTest = '" + marker + "' AND lazarusParkedToken IS NULL"),
+                "every one of them is marked, so no later pass reads it again");
+        assertEquals(6, fixtures.messageIds(queue, "lazarusTest = '" + marker + "'").size(), "and kept");
+    }
+
+    /**
+     * Copies of a live run's dispatches put into a DLQ by hand (sent there, or copied in the console, which stamps the
+     * queue it copied from) are strays: the reconciler dead-letters the message on its own, and the run goes on.
+     */
+    @Test
+    void copiesOfAHealthyRunsDispatchesPutIntoItsDlqsAreStraysAndTheRunCompletes() {
+        // parse runs for 8 s: longer than the test server lets a step stay silent, so this step's threshold is raised
+        String key = "lazarus.sweep.document-ingestion.parse.stuck-after";
+        System.setProperty(key, "PT2M");
+        try {
+            UUID run = runs.start(DocumentIngestion.NAME, Json.createObjectBuilder()
+                    .add("failures", Json.createObjectBuilder().add("parse", Json.createObjectBuilder().add("mode", "hang").add("seconds", 8)))
+                    .build()).id();
+            Await.until("run " + run + " busy in parse", Duration.ofSeconds(30), () -> fixtures.column(
+                    "select state || ' ' || current_step from run where id = '" + run + "'").get(0), "IN_PROGRESS parse"::equals);
+            long parsing = fixtures.generationOf(run);
+            String parse = "{\"runId\":\"" + run + "\",\"step\":\"parse\",\"generation\":" + parsing + "}";
+            Map<String, Object> dispatch = Map.of("lazarusRunId", run.toString(), "lazarusStep", "parse", "lazarusGeneration", parsing);
+            // sent straight into the DLQ, with the dispatch's properties
+            fixtures.send("DLQ." + DocumentIngestion.PARSE_QUEUE, 1, parse, dispatch);
+            // copied in the console from the step queue while it waited: the broker stamps where it came from
+            Map<String, Object> copied = new java.util.HashMap<>(dispatch);
+            copied.put("_AMQ_ORIG_QUEUE", DocumentIngestion.PARSE_QUEUE);
+            copied.put("_AMQ_ORIG_ADDRESS", DocumentIngestion.PARSE_QUEUE);
+            fixtures.send("DLQ." + DocumentIngestion.PARSE_QUEUE, 1, parse, copied);
+            // and a copy of its first, finished dispatch
+            fixtures.send("DLQ." + DocumentIngestion.FETCH_QUEUE, 1, "{\"runId\":\"" + run + "\",\"step\":\"fetch\",\"generation\":1}",
+                    Map.of("lazarusRunId", run.toString(), "lazarusStep", "fetch", "lazarusGeneration", 1L, "_AMQ_ORIG_QUEUE",
+                            DocumentIngestion.FETCH_QUEUE));
+
+            CDI.current().select(DeadLetterReconciler.class).get().reconcile(); // while the step still runs
+
+            assertEquals(RunState.IN_PROGRESS, fixtures.stateOf(run), "copies of its dispatches stopped a healthy run: "
+                    + fixtures.deadLettersOf(run).stream().map(d -> d.reason() + " " + d.errorMessage()).toList());
+            Await.until("run " + run + " to complete", Duration.ofSeconds(60), () -> fixtures.stateOf(run), RunState.COMPLETED::equals);
+            List<DeadLetter> strays = fixtures.deadLettersOf(run);
+            assertEquals(3, strays.size(), "one dead letter per copy: " + strays.stream().map(DeadLetter::errorMessage).toList());
+            for (DeadLetter stray : strays) {
+                assertEquals(DeadLetterReason.STALE_MESSAGE, stray.reason(), stray.errorMessage());
+                assertFalse(stray.holdsRun(), "about the message alone");
+                assertEquals("reconciler", stray.detectedBy());
+            }
+            assertEquals(0, fixtures.messageIds("DLQ." + DocumentIngestion.PARSE_QUEUE, "lazarusRunId = '" + run
+                    + "' AND lazarusParkedToken IS NULL").size(), "the copies are marked");
+        } finally {
+            System.clearProperty(key);
+        }
+    }
+
     /** A run's rows as JSON, without what differs from one run to the next (ids, the time they were written). */
     private String rowsOf(UUID run) {
         String id = run.toString();

@@ -287,6 +287,35 @@ public class TestFixtures {
         }
     }
 
+    /**
+     * Sends one text message into {@code queue} with its JMS message id disabled (a producer may ask for that, and the
+     * broker then stores none), with these properties.
+     */
+    public void sendWithoutMessageId(String queue, String body, java.util.Map<String, Object> properties) {
+        var message = jms.createTextMessage(body);
+        try {
+            for (var property : properties.entrySet()) {
+                message.setObjectProperty(property.getKey(), property.getValue());
+            }
+        } catch (jakarta.jms.JMSException e) {
+            throw new IllegalStateException(e);
+        }
+        jms.createProducer().setDisableMessageID(true).send(jms.createQueue(queue), message);
+    }
+
+    /** The JMS message ids of the messages matching {@code selector} in a queue (null for one that has none), left in place. */
+    public List<String> messageIds(String queue, String selector) {
+        try (var browser = jms.createBrowser(jms.createQueue(queue), selector)) {
+            List<String> ids = new java.util.ArrayList<>();
+            for (Object message : java.util.Collections.list(browser.getEnumeration())) {
+                ids.add(((jakarta.jms.Message) message).getJMSMessageID());
+            }
+            return ids;
+        } catch (jakarta.jms.JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Removes the messages matching {@code selector} from a queue; returns how many. */
     public int purge(String queue, String selector) {
         int purged = 0;
