@@ -247,7 +247,7 @@ class ResilienceIT {
         long alive = fixtures.runningRequeueJob("node-still-working", now);
         try {
             // the timer's check, as any node runs it: silent for longer than two minutes means no worker
-            store.interruptSilent(now.minus(Duration.ofMinutes(2)));
+            store.interruptSilent(Duration.ofMinutes(2));
             RequeueJob interrupted = fixtures.requeueJob(orphan);
             assertEquals(RequeueJob.State.INTERRUPTED, interrupted.state());
             assertTrue(interrupted.lastError().contains("node-that-died"), interrupted.lastError());
@@ -563,6 +563,30 @@ class ResilienceIT {
                     + "' AND lazarusParkedToken IS NULL").size(), "the copies are marked");
         } finally {
             System.clearProperty(key);
+        }
+    }
+
+    /**
+     * A job's progress was stamped with its node's clock and judged by the checking node's: a node whose clock is behind
+     * made every job it started look silent to the others. Both are the database's clock now.
+     */
+    @Test
+    void aRequeueJobIsJudgedSilentByTheDatabasesClockNotByTheNodesClocks() {
+        RequeueJobStore store = CDI.current().select(RequeueJobStore.class).get();
+        // started just now by a node whose clock is ten minutes behind (it counts its dead letters by its own clock)
+        long behind = store.create(dev.lazarus.deadletter.entity.DeadLetterFilter.ALL.open(), 0, 5, 0, "operator",
+                "node-ten-minutes-behind", Instant.now().minus(Duration.ofMinutes(10))).id();
+        // and one whose last progress the database saw five minutes ago: silent for real
+        long silent = fixtures.runningRequeueJob("node-gone", Instant.now());
+        fixtures.update("update requeue_job set updated_at = now() - interval '5 minutes' where id = ?", silent);
+        try {
+            store.interruptSilent(Duration.ofMinutes(2)); // the check, as the timer runs it, on the database's clock
+            assertEquals(RequeueJob.State.RUNNING, fixtures.requeueJob(behind).state(),
+                    "a job started a moment ago by a node whose clock is behind was taken for a silent one: "
+                            + fixtures.requeueJob(behind).lastError());
+            assertEquals(RequeueJob.State.INTERRUPTED, fixtures.requeueJob(silent).state(), "silent for five minutes");
+        } finally {
+            store.finish(behind, RequeueJob.State.CANCELLED, "test over");
         }
     }
 

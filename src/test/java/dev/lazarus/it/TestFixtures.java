@@ -163,7 +163,7 @@ public class TestFixtures {
 
     /** A bulk requeue job left running by {@code node}, whose last progress was at {@code updatedAt}. */
     public long runningRequeueJob(String node, Instant updatedAt) {
-        RequeueJob job = new RequeueJob(DeadLetterFilter.ALL.open(), 0, 5, Long.MAX_VALUE, "operator", node, updatedAt);
+        RequeueJob job = new RequeueJob(DeadLetterFilter.ALL.open(), 0, 5, Long.MAX_VALUE, "operator", node, updatedAt, updatedAt);
         em.persist(job);
         em.flush();
         return job.id();
