@@ -590,6 +590,37 @@ class ResilienceIT {
         }
     }
 
+    /**
+     * {@code POST /api/staleness/sweep} ran a sweep beside the one the timer was running on this node. It goes through the
+     * same one-sweep-per-node guard now, and says so when a sweep is already running.
+     */
+    @Test
+    void aSweepAskedForOverRestWhileOneRunsOnThisNodeIsRefusedInsteadOfRunningBesideIt() throws Exception {
+        StaleRunSweeper sweeper = CDI.current().select(StaleRunSweeper.class).get();
+        dev.lazarus.sweep.boundary.StalenessResource resource = CDI.current().select(dev.lazarus.sweep.boundary.StalenessResource.class).get();
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            threads.submit(() -> {
+                fixtures.holdTimerRunRow(Sweeps.NAME, locked, release);
+                return null;
+            });
+            assertTrue(locked.await(30, TimeUnit.SECONDS), "the row was not locked");
+            threads.submit(sweeper::sweep); // (or the timer's own sweep is the one running)
+            Await.until("a sweep of this node waiting at its end", Duration.ofSeconds(30),
+                    () -> fixtures.sessionsWaitingForALockOn("timer_run"), n -> n >= 1);
+
+            dev.lazarus.platform.control.Problem refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    dev.lazarus.platform.control.Problem.class, resource::sweepNow, "a second sweep ran beside the running one");
+            assertEquals(409, refused.status());
+            assertTrue(refused.getMessage().contains("already running"), refused.getMessage());
+        } finally {
+            release.countDown();
+            threads.shutdown();
+        }
+    }
+
     /** A run's rows as JSON, without what differs from one run to the next (ids, the time they were written). */
     private String rowsOf(UUID run) {
         String id = run.toString();

@@ -316,6 +316,25 @@ public class TestFixtures {
         }
     }
 
+    /**
+     * Holds the row of the timer {@code name} in {@code timer_run} locked, as a slow commit would, from when {@code locked}
+     * is counted down until {@code release} is (at most a minute): a sweep then waits at its end, recording that it finished.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void holdTimerRunRow(String name, java.util.concurrent.CountDownLatch locked, java.util.concurrent.CountDownLatch release)
+            throws InterruptedException {
+        em.createNativeQuery("select name from timer_run where name = ?1 for update").setParameter(1, name).getResultList();
+        locked.countDown();
+        release.await(1, java.util.concurrent.TimeUnit.MINUTES);
+    }
+
+    /** How many database sessions wait for a lock in a statement that names {@code table}. */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public int sessionsWaitingForALockOn(String table) {
+        return Integer.parseInt(column("select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query like '%"
+                + table + "%' and pid <> pg_backend_pid()").get(0));
+    }
+
     /** Removes the messages matching {@code selector} from a queue; returns how many. */
     public int purge(String queue, String selector) {
         int purged = 0;
