@@ -26,12 +26,19 @@ public class AdminPage {
 
     private final HttpClient http = HttpClient.newBuilder().cookieHandler(new CookieManager())
             .followRedirects(HttpClient.Redirect.NORMAL).build();
+    private final URI root;
     private final URI page;
     private String html;
 
     public AdminPage(URL base) {
-        URI root = URI.create(base.toString().endsWith("/") ? base.toString() : base + "/");
+        this.root = URI.create(base.toString().endsWith("/") ? base.toString() : base + "/");
         this.page = root.resolve("admin/dead-letters.xhtml");
+    }
+
+    /** Opens another page ({@code path} under the application, e.g. {@code admin/run.xhtml?id=...}), once signed in. */
+    public String open(String path) {
+        html = send(HttpRequest.newBuilder(root.resolve(path)).GET());
+        return html;
     }
 
     /** Opens the page, signs in on the login form it is sent to, and returns the page's HTML. */

@@ -43,8 +43,10 @@ import java.util.stream.Collectors;
  * The one place where a run and its open dead letter change, and the one way a dead letter comes to exist,
  * whichever path detected it.
  *
- * <p>The rule it keeps: <em>a run is {@code DEAD_LETTERED} exactly while one open dead letter holds it</em>,
- * recorded for the dispatch it stopped at. So
+ * <p>The rule it keeps: <em>a run is {@code DEAD_LETTERED} exactly while its latest run-stopping dead letter holds
+ * it</em>, recorded for the dispatch it stopped at: open (it can be requeued), or closed by a resolve or a discard,
+ * which leave the run where it stopped for good; a requeue, closing it as {@code REQUEUED}, is the only way back.
+ * That dead letter is the run's dead letter ({@link DeadLetters#latestFor}), and retention keeps it. So
  * <ul>
  * <li>recording is idempotent: a run that is already held keeps its dead letter (the first evidence stays),
  * and the database's unique {@code open_run_id} makes two detectors racing on different nodes end with one;</li>
@@ -52,8 +54,9 @@ import java.util.stream.Collectors;
  * dispatch's dead letter as a note and changes nothing else;</li>
  * <li>a message that can never execute gets a dead letter of its own that names the run but never holds,
  * stops or resumes it;</li>
- * <li>only {@link #resume} brings a held run back, after checking that the two still agree, for every
- * requeue path (one, bulk, console Retry); a disagreement is a 409 problem, never a half-done change.</li>
+ * <li>only {@link #resume} brings a held run back, with its open dead letter, after checking that the two still
+ * agree, for every requeue path (one, bulk, console Retry); a disagreement is a 409 problem, never a half-done
+ * change.</li>
  * </ul>
  */
 @Stateless
@@ -64,8 +67,7 @@ public class DeadLetterService {
     /** The actor of what happens through the Artemis console, which Lazarus only sees the effect of. */
     public static final String CONSOLE = "artemis-console";
 
-    private static final List<DeadLetterReason> ABOUT_MESSAGE = java.util.Arrays.stream(DeadLetterReason.values())
-            .filter(DeadLetterReason::aboutMessage).toList();
+    private static final List<DeadLetterReason> ABOUT_MESSAGE = DeadLetterReason.ABOUT_A_MESSAGE;
 
     /** Room for the rest of a run snapshot next to its payload. */
     private static final int SNAPSHOT_OVERHEAD = 2_000;

@@ -40,6 +40,10 @@ public enum DeadLetterReason {
 
     public enum Severity { INFO, WARNING, ERROR, CRITICAL }
 
+    /** The reasons about a message on its own: what queries about the dead letters that stop runs leave out. */
+    public static final java.util.List<DeadLetterReason> ABOUT_A_MESSAGE = java.util.Arrays.stream(values())
+            .filter(DeadLetterReason::aboutMessage).toList();
+
     private final String label;
     private final Severity severity;
     private final int priority;
