@@ -591,6 +591,35 @@ class ResilienceIT {
     }
 
     /**
+     * A resolved or discarded dead letter leaves its run DEAD_LETTERED for good: it is what explains the run, and
+     * retention must keep it (an older, requeued one of the same run goes).
+     */
+    @Test
+    void retentionKeepsTheClosedDeadLetterThatStillHoldsADeadLetteredRun() {
+        StepDefinition parse = pipelines.step(DocumentIngestion.NAME, "parse").orElseThrow();
+        Instant fortyDaysAgo = Instant.now().minus(Duration.ofDays(40));
+        UUID run = fixtures.runIn(RunState.RETRYING, "parse", Instant.now());
+        long requeued = deadLetterService.recordAlone(DeadLetterReport.stepGivenUp(parse, run, fixtures.generationOf(run),
+                "ID:test-first-" + run, 3, "the first stop")).id();
+        // requeued forty days ago (as the requeue service leaves the rows), and the run stopped again
+        fixtures.update("update dead_letter set status = 'REQUEUED', open_run_id = null, closed_at = ?, updated_at = ? where id = ?",
+                fortyDaysAgo, fortyDaysAgo, requeued);
+        fixtures.update("update run set state = 'RETRYING', generation = generation + 1, finished_at = null, version = version + 1"
+                + " where id = ?", run);
+        long discarded = deadLetterService.recordAlone(DeadLetterReport.stepGivenUp(parse, run, fixtures.generationOf(run),
+                "ID:test-again-" + run, 3, "the second stop")).id();
+        // discarded forty days ago: the run stays where it stopped
+        fixtures.update("update dead_letter set status = 'DISCARDED', open_run_id = null, closed_at = ?, closed_by = 'operator',"
+                + " updated_at = ? where id = ?", fortyDaysAgo, fortyDaysAgo, discarded);
+
+        retention.purge();
+
+        assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+        assertNotNull(fixtures.deadLetter(discarded), "the dead letter that explains the dead-lettered run was purged");
+        assertNull(fixtures.deadLetter(requeued), "the requeued one, which explains nothing any more, is purged");
+    }
+
+    /**
      * {@code POST /api/staleness/sweep} ran a sweep beside the one the timer was running on this node. It goes through the
      * same one-sweep-per-node guard now, and says so when a sweep is already running.
      */
