@@ -126,10 +126,14 @@ public final class SweepBenchmark {
         int deadLettered;
         int total = 0;
         do {
-            java.net.http.HttpResponse<String> response = http.send(java.net.http.HttpRequest.newBuilder(
+            java.net.http.HttpRequest sweep = java.net.http.HttpRequest.newBuilder(
                             java.net.URI.create(app + "/api/staleness/sweep")).header("Authorization", auth)
                     .header("Content-Type", "application/json")
-                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build();
+            java.net.http.HttpResponse<String> response;
+            while ((response = http.send(sweep, java.net.http.HttpResponse.BodyHandlers.ofString())).statusCode() == 409) {
+                Thread.sleep(50); // the timer's sweep is running on this node (one at a time): ask again when it is done
+            }
             if (response.statusCode() != 200) {
                 throw new IllegalStateException("sweep answered " + response.statusCode() + ": " + response.body());
             }

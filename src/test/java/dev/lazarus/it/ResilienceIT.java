@@ -248,7 +248,7 @@ class ResilienceIT {
         long alive = fixtures.runningRequeueJob("node-still-working", now);
         try {
             // the timer's check, as any node runs it: silent for longer than two minutes means no worker
-            store.interruptSilent(now.minus(Duration.ofMinutes(2)));
+            store.interruptSilent(Duration.ofMinutes(2));
             RequeueJob interrupted = fixtures.requeueJob(orphan);
             assertEquals(RequeueJob.State.INTERRUPTED, interrupted.state());
             assertTrue(interrupted.lastError().contains("node-that-died"), interrupted.lastError());
@@ -534,6 +534,169 @@ class ResilienceIT {
         DeadLetter latest = CDI.current().select(dev.lazarus.deadletter.control.DeadLetters.class).get().latestFor(run).orElseThrow();
         assertEquals(again, latest.id(), "the run's latest dead letter is the one recorded last, open");
         assertTrue(latest.isOpen());
+    }
+
+    /**
+     * A producer may send without a JMS message id, and a selector cannot name such a message: the reconciler failed on
+     * it at every pass. It is settled like any other (the first one without an id is taken and judged), and so are the
+     * messages behind it.
+     */
+    @Test
+    void aDlqMessageWithoutAMessageIdIsSettledAndTheMessagesBehindItAreToo() {
+        String queue = "DLQ." + DocumentIngestion.FETCH_QUEUE;
+        String marker = "no message id " + UUID.randomUUID();
+        fixtures.sendWithoutMessageId(queue, marker + " (first)", Map.of("lazarusTest", marker));
+        for (int i = 0; i < 5; i++) {
+            fixtures.send(queue, 1, marker + " behind #" + i, Map.of("lazarusTest", marker));
+        }
+        List<String> ids = fixtures.messageIds(queue, "lazarusTest = '" + marker + "'");
+        assertEquals(6, ids.size());
+        assertNull(ids.get(0), "the broker keeps the first without a message id: " + ids);
+
+        DeadLetterReconciler reconciler = CDI.current().select(DeadLetterReconciler.class).get();
+        reconciler.reconcile();
+        reconciler.reconcile(); // (and the timer's sweeps reconcile too)
+
+        List<String> recorded = fixtures.column("select message_body from dead_letter where message_body like '" + marker
+                + "%' order by message_body");
+        assertEquals(6, recorded.size(), "each message, the one without an id too, has its dead letter, once: " + recorded);
+        assertTrue(recorded.contains(marker + " (first)"), recorded.toString());
+        assertEquals(List.of(), fixtures.messageIds(queue, "lazarusTest = '" + marker + "' AND lazarusParkedToken IS NULL"),
+                "every one of them is marked, so no later pass reads it again");
+        assertEquals(6, fixtures.messageIds(queue, "lazarusTest = '" + marker + "'").size(), "and kept");
+    }
+
+    /**
+     * Copies of a live run's dispatches put into a DLQ by hand (sent there, or copied in the console, which stamps the
+     * queue it copied from) are strays: the reconciler dead-letters the message on its own, and the run goes on.
+     */
+    @Test
+    void copiesOfAHealthyRunsDispatchesPutIntoItsDlqsAreStraysAndTheRunCompletes() {
+        // parse runs for 8 s: longer than the test server lets a step stay silent, so this step's threshold is raised
+        String key = "lazarus.sweep.document-ingestion.parse.stuck-after";
+        System.setProperty(key, "PT2M");
+        try {
+            UUID run = runs.start(DocumentIngestion.NAME, Json.createObjectBuilder()
+                    .add("failures", Json.createObjectBuilder().add("parse", Json.createObjectBuilder().add("mode", "hang").add("seconds", 8)))
+                    .build()).id();
+            Await.until("run " + run + " busy in parse", Duration.ofSeconds(30), () -> fixtures.column(
+                    "select state || ' ' || current_step from run where id = '" + run + "'").get(0), "IN_PROGRESS parse"::equals);
+            long parsing = fixtures.generationOf(run);
+            String parse = "{\"runId\":\"" + run + "\",\"step\":\"parse\",\"generation\":" + parsing + "}";
+            Map<String, Object> dispatch = Map.of("lazarusRunId", run.toString(), "lazarusStep", "parse", "lazarusGeneration", parsing);
+            // sent straight into the DLQ, with the dispatch's properties
+            fixtures.send("DLQ." + DocumentIngestion.PARSE_QUEUE, 1, parse, dispatch);
+            // copied in the console from the step queue while it waited: the broker stamps where it came from
+            Map<String, Object> copied = new java.util.HashMap<>(dispatch);
+            copied.put("_AMQ_ORIG_QUEUE", DocumentIngestion.PARSE_QUEUE);
+            copied.put("_AMQ_ORIG_ADDRESS", DocumentIngestion.PARSE_QUEUE);
+            fixtures.send("DLQ." + DocumentIngestion.PARSE_QUEUE, 1, parse, copied);
+            // and a copy of its first, finished dispatch
+            fixtures.send("DLQ." + DocumentIngestion.FETCH_QUEUE, 1, "{\"runId\":\"" + run + "\",\"step\":\"fetch\",\"generation\":1}",
+                    Map.of("lazarusRunId", run.toString(), "lazarusStep", "fetch", "lazarusGeneration", 1L, "_AMQ_ORIG_QUEUE",
+                            DocumentIngestion.FETCH_QUEUE));
+
+            CDI.current().select(DeadLetterReconciler.class).get().reconcile(); // while the step still runs
+
+            assertEquals(RunState.IN_PROGRESS, fixtures.stateOf(run), "copies of its dispatches stopped a healthy run: "
+                    + fixtures.deadLettersOf(run).stream().map(d -> d.reason() + " " + d.errorMessage()).toList());
+            Await.until("run " + run + " to complete", Duration.ofSeconds(60), () -> fixtures.stateOf(run), RunState.COMPLETED::equals);
+            List<DeadLetter> strays = fixtures.deadLettersOf(run);
+            assertEquals(3, strays.size(), "one dead letter per copy: " + strays.stream().map(DeadLetter::errorMessage).toList());
+            for (DeadLetter stray : strays) {
+                assertEquals(DeadLetterReason.STALE_MESSAGE, stray.reason(), stray.errorMessage());
+                assertFalse(stray.holdsRun(), "about the message alone");
+                assertEquals("reconciler", stray.detectedBy());
+            }
+            assertEquals(0, fixtures.messageIds("DLQ." + DocumentIngestion.PARSE_QUEUE, "lazarusRunId = '" + run
+                    + "' AND lazarusParkedToken IS NULL").size(), "the copies are marked");
+        } finally {
+            System.clearProperty(key);
+        }
+    }
+
+    /**
+     * A job's progress was stamped with its node's clock and judged by the checking node's: a node whose clock is behind
+     * made every job it started look silent to the others. Both are the database's clock now.
+     */
+    @Test
+    void aRequeueJobIsJudgedSilentByTheDatabasesClockNotByTheNodesClocks() {
+        RequeueJobStore store = CDI.current().select(RequeueJobStore.class).get();
+        // started just now by a node whose clock is ten minutes behind (it counts its dead letters by its own clock)
+        long behind = store.create(dev.lazarus.deadletter.entity.DeadLetterFilter.ALL.open(), 0, 5, 0, "operator",
+                "node-ten-minutes-behind", Instant.now().minus(Duration.ofMinutes(10))).id();
+        // and one whose last progress the database saw five minutes ago: silent for real
+        long silent = fixtures.runningRequeueJob("node-gone", Instant.now());
+        fixtures.update("update requeue_job set updated_at = now() - interval '5 minutes' where id = ?", silent);
+        try {
+            store.interruptSilent(Duration.ofMinutes(2)); // the check, as the timer runs it, on the database's clock
+            assertEquals(RequeueJob.State.RUNNING, fixtures.requeueJob(behind).state(),
+                    "a job started a moment ago by a node whose clock is behind was taken for a silent one: "
+                            + fixtures.requeueJob(behind).lastError());
+            assertEquals(RequeueJob.State.INTERRUPTED, fixtures.requeueJob(silent).state(), "silent for five minutes");
+        } finally {
+            store.finish(behind, RequeueJob.State.CANCELLED, "test over");
+        }
+    }
+
+    /**
+     * A resolved or discarded dead letter leaves its run DEAD_LETTERED for good: it is what explains the run, and
+     * retention must keep it (an older, requeued one of the same run goes).
+     */
+    @Test
+    void retentionKeepsTheClosedDeadLetterThatStillHoldsADeadLetteredRun() {
+        StepDefinition parse = pipelines.step(DocumentIngestion.NAME, "parse").orElseThrow();
+        Instant fortyDaysAgo = Instant.now().minus(Duration.ofDays(40));
+        UUID run = fixtures.runIn(RunState.RETRYING, "parse", Instant.now());
+        long requeued = deadLetterService.recordAlone(DeadLetterReport.stepGivenUp(parse, run, fixtures.generationOf(run),
+                "ID:test-first-" + run, 3, "the first stop")).id();
+        // requeued forty days ago (as the requeue service leaves the rows), and the run stopped again
+        fixtures.update("update dead_letter set status = 'REQUEUED', open_run_id = null, closed_at = ?, updated_at = ? where id = ?",
+                fortyDaysAgo, fortyDaysAgo, requeued);
+        fixtures.update("update run set state = 'RETRYING', generation = generation + 1, finished_at = null, version = version + 1"
+                + " where id = ?", run);
+        long discarded = deadLetterService.recordAlone(DeadLetterReport.stepGivenUp(parse, run, fixtures.generationOf(run),
+                "ID:test-again-" + run, 3, "the second stop")).id();
+        // discarded forty days ago: the run stays where it stopped
+        fixtures.update("update dead_letter set status = 'DISCARDED', open_run_id = null, closed_at = ?, closed_by = 'operator',"
+                + " updated_at = ? where id = ?", fortyDaysAgo, fortyDaysAgo, discarded);
+
+        retention.purge();
+
+        assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+        assertNotNull(fixtures.deadLetter(discarded), "the dead letter that explains the dead-lettered run was purged");
+        assertNull(fixtures.deadLetter(requeued), "the requeued one, which explains nothing any more, is purged");
+    }
+
+    /**
+     * {@code POST /api/staleness/sweep} ran a sweep beside the one the timer was running on this node. It goes through the
+     * same one-sweep-per-node guard now, and says so when a sweep is already running.
+     */
+    @Test
+    void aSweepAskedForOverRestWhileOneRunsOnThisNodeIsRefusedInsteadOfRunningBesideIt() throws Exception {
+        StaleRunSweeper sweeper = CDI.current().select(StaleRunSweeper.class).get();
+        dev.lazarus.sweep.boundary.StalenessResource resource = CDI.current().select(dev.lazarus.sweep.boundary.StalenessResource.class).get();
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            threads.submit(() -> {
+                fixtures.holdTimerRunRow(Sweeps.NAME, locked, release);
+                return null;
+            });
+            assertTrue(locked.await(30, TimeUnit.SECONDS), "the row was not locked");
+            threads.submit(sweeper::sweep); // (or the timer's own sweep is the one running)
+            Await.until("a sweep of this node waiting at its end", Duration.ofSeconds(30),
+                    () -> fixtures.sessionsWaitingForALockOn("timer_run"), n -> n >= 1);
+
+            dev.lazarus.platform.control.Problem refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    dev.lazarus.platform.control.Problem.class, resource::sweepNow, "a second sweep ran beside the running one");
+            assertEquals(409, refused.status());
+            assertTrue(refused.getMessage().contains("already running"), refused.getMessage());
+        } finally {
+            release.countDown();
+            threads.shutdown();
+        }
     }
 
     /** A run's rows as JSON, without what differs from one run to the next (ids, the time they were written). */

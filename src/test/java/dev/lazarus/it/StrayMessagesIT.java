@@ -92,6 +92,39 @@ class StrayMessagesIT extends LazarusIT {
         assertEquals(1, broker.messagesOfRun("DLQ." + INDEX, id).size(), "the parked message is still the one in the DLQ");
     }
 
+    /**
+     * A run is DEAD_LETTERED while its latest run-stopping dead letter holds it, open or closed by resolve or discard;
+     * a dead letter about a stray message recorded later never takes its place as the run's dead letter.
+     */
+    @Test
+    void aRunsDeadLetterIsTheOneThatHoldsItNotALaterStrayOneAndStaysSoAfterItIsResolved() {
+        String id = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"permanent\"}}}");
+        JsonObject holding = awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter");
+        assertEquals("NON_RETRYABLE", holding.getString("reason"));
+        int holdingId = holding.getInt("id");
+
+        // a late copy of its first dispatch: a dead letter of its own, recorded after the one that holds the run
+        broker.send(FETCH, stepMessage(id, "fetch", 1));
+        Await.until("the stray copy's dead letter", Duration.ofSeconds(30), () -> deadLettersOf(id), d -> d.size() == 2);
+        JsonObject run = viewer.run(id);
+        assertEquals("DEAD_LETTERED", run.getString("state"));
+        assertEquals(holdingId, run.getJsonObject("deadLetter").getInt("id"),
+                "the run's dead letter is the one that holds it, not the stray message's: " + run.getJsonObject("deadLetter"));
+
+        operator.post("api/dead-letters/" + holdingId + "/resolve", "{\"note\":\"fixed at the source\"}").ok();
+        broker.send(FETCH, stepMessage(id, "fetch", 1));
+        Await.until("the second stray copy's dead letter", Duration.ofSeconds(30), () -> deadLettersOf(id), d -> d.size() == 3);
+        run = viewer.run(id);
+        assertEquals("DEAD_LETTERED", run.getString("state"), "resolving leaves the run where it stopped");
+        assertEquals(holdingId, run.getJsonObject("deadLetter").getInt("id"), "the resolved dead letter still holds the run");
+        assertEquals("RESOLVED_MANUALLY", run.getJsonObject("deadLetter").getString("status"));
+        AdminPage admin = new AdminPage(base);
+        admin.signIn("viewer", "viewer-pw");
+        String page = admin.open("admin/run.xhtml?id=" + id).body();
+        assertTrue(page.contains("id=\"held-by\" href=\"dead-letter.xhtml?id=" + holdingId + "\""),
+                "the run page names the dead letter that holds the run");
+    }
+
     @Test
     void aConsoleRetryOfARunAtTheRequeueLimitIsRefusedAndTheMessageIsParkedAgain() {
         // the test server allows 2 requeues per run (arquillian.xml): the third failure is parked by the loop guard

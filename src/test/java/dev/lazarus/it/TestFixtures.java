@@ -163,7 +163,7 @@ public class TestFixtures {
 
     /** A bulk requeue job left running by {@code node}, whose last progress was at {@code updatedAt}. */
     public long runningRequeueJob(String node, Instant updatedAt) {
-        RequeueJob job = new RequeueJob(DeadLetterFilter.ALL.open(), 0, 5, Long.MAX_VALUE, "operator", node, updatedAt);
+        RequeueJob job = new RequeueJob(DeadLetterFilter.ALL.open(), 0, 5, Long.MAX_VALUE, "operator", node, updatedAt, updatedAt);
         em.persist(job);
         em.flush();
         return job.id();
@@ -285,6 +285,54 @@ public class TestFixtures {
             }
             producer.send(destination, message);
         }
+    }
+
+    /**
+     * Sends one text message into {@code queue} with its JMS message id disabled (a producer may ask for that, and the
+     * broker then stores none), with these properties.
+     */
+    public void sendWithoutMessageId(String queue, String body, java.util.Map<String, Object> properties) {
+        var message = jms.createTextMessage(body);
+        try {
+            for (var property : properties.entrySet()) {
+                message.setObjectProperty(property.getKey(), property.getValue());
+            }
+        } catch (jakarta.jms.JMSException e) {
+            throw new IllegalStateException(e);
+        }
+        jms.createProducer().setDisableMessageID(true).send(jms.createQueue(queue), message);
+    }
+
+    /** The JMS message ids of the messages matching {@code selector} in a queue (null for one that has none), left in place. */
+    public List<String> messageIds(String queue, String selector) {
+        try (var browser = jms.createBrowser(jms.createQueue(queue), selector)) {
+            List<String> ids = new java.util.ArrayList<>();
+            for (Object message : java.util.Collections.list(browser.getEnumeration())) {
+                ids.add(((jakarta.jms.Message) message).getJMSMessageID());
+            }
+            return ids;
+        } catch (jakarta.jms.JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Holds the row of the timer {@code name} in {@code timer_run} locked, as a slow commit would, from when {@code locked}
+     * is counted down until {@code release} is (at most a minute): a sweep then waits at its end, recording that it finished.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void holdTimerRunRow(String name, java.util.concurrent.CountDownLatch locked, java.util.concurrent.CountDownLatch release)
+            throws InterruptedException {
+        em.createNativeQuery("select name from timer_run where name = ?1 for update").setParameter(1, name).getResultList();
+        locked.countDown();
+        release.await(1, java.util.concurrent.TimeUnit.MINUTES);
+    }
+
+    /** How many database sessions wait for a lock in a statement that names {@code table}. */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public int sessionsWaitingForALockOn(String table) {
+        return Integer.parseInt(column("select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query like '%"
+                + table + "%' and pid <> pg_backend_pid()").get(0));
     }
 
     /** Removes the messages matching {@code selector} from a queue; returns how many. */

@@ -13,7 +13,10 @@ import java.io.StringReader;
 import java.util.Optional;
 import java.util.UUID;
 
-/** A run's latest dead letter for the run's view, in the same shape as {@code GET /api/dead-letters/{id}}. */
+/**
+ * A run's dead letter for the run's view (the latest that stopped it: see {@link DeadLetters#latestFor}), in the same
+ * shape as {@code GET /api/dead-letters/{id}}.
+ */
 @ApplicationScoped
 public class LatestDeadLetterOfRun implements RunDeadLetters {
 

@@ -16,7 +16,6 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.logging.Level;
@@ -26,7 +25,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * Finds requeue jobs whose worker is gone. After a start-up, it marks this server's jobs that were running when
  * it stopped as interrupted; and every minute, on whichever node the persistent timer fires, it marks running jobs
- * of any node that have made no progress for {@code lazarus.requeue.job-silent-after} (2 minutes) as interrupted,
+ * of any node that have made no progress for {@code lazarus.requeue.job-silent-after} (2 minutes, measured on the
+ * database's clock, which stamps their progress too) as interrupted,
  * so the jobs of a node that died and never comes back (or comes back under another name) are not left
  * {@code RUNNING} for ever. What they did is
  * committed and counted; what they did not is still open, so starting the same filter again finishes the work
@@ -55,9 +55,6 @@ public class RequeueJobRecovery {
     Duration silentAfter;
 
     @Inject
-    Clock clock;
-
-    @Inject
     TimerRuns timerRuns;
 
     /** The check's name in {@link TimerRuns}. */
@@ -70,7 +67,7 @@ public class RequeueJobRecovery {
     void interruptSilentJobs() {
         try {
             Instant started = Instant.now();
-            store.interruptSilent(clock.instant().minus(silentAfter));
+            store.interruptSilent(silentAfter); // judged by the database's clock: the nodes' may differ
             timerRuns.finished(SILENT_CHECK, Duration.between(started, Instant.now()));
         } catch (RuntimeException e) {
             // never let an exception cancel a persistent timer's next runs; say it loudly instead

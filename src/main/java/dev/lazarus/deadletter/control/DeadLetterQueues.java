@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepMessage;
+import dev.lazarus.platform.control.BrokerManagement;
 import dev.lazarus.platform.control.Brokers;
 import dev.lazarus.platform.control.Destinations;
 import dev.lazarus.platform.control.MessageProperties;
@@ -23,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -62,6 +64,9 @@ public class DeadLetterQueues {
 
     @Inject
     Brokers brokers;
+
+    @Inject
+    BrokerManagement management;
 
     /** The mark Lazarus put on a message it parked, if it has one: what a console Retry brings back. */
     public record ParkedMark(long deadLetterId, String token) {
@@ -196,6 +201,43 @@ public class DeadLetterQueues {
                      "JMSMessageID = '" + messageId + "' AND " + PARKED_TOKEN + " IS NULL")) {
             return consumer.receive(TAKE_TIMEOUT_MILLIS) != null;
         }
+    }
+
+    /**
+     * Removes the first unmarked message without a JMS message id (its producer disabled them, and no selector can
+     * name one such message) from {@code broker} within the caller's transaction: the reconciler settles that one, and
+     * the next of them in the next call. Empty if there is none left (settled meanwhile by another pass).
+     */
+    public Optional<Message> takeOneWithoutId(Brokers.Broker broker, String deadLetterQueue) {
+        try (JMSContext context = broker.open();
+             JMSConsumer consumer = context.createConsumer(destinations.queue(context, deadLetterQueue),
+                     "JMSMessageID IS NULL AND " + PARKED_TOKEN + " IS NULL")) {
+            return Optional.ofNullable(consumer.receive(TAKE_TIMEOUT_MILLIS));
+        }
+    }
+
+    /**
+     * Where another message of a run's dispatch is now, on any broker: waiting in the step's queue or being delivered
+     * from it (to a consumer running the step). Empty if neither: then a message of that dispatch found in the step's
+     * DLQ is the only one there is. Asked of the brokers' management (which runs outside the caller's transaction).
+     */
+    public Optional<String> otherMessageOfDispatch(StepDefinition step, UUID runId, long generation) {
+        // a UUID and a number: nothing to escape
+        String ofDispatch = StepMessage.RUN_ID + " = '" + runId + "' AND " + StepMessage.GENERATION + " = " + generation;
+        for (Brokers.Broker broker : brokers.all()) {
+            String resource = "queue." + step.queue();
+            if (count(management.invoke(broker, resource, "countDeliveringMessages", ofDispatch)) > 0) {
+                return Optional.of("being delivered from " + step.queue() + " on broker " + broker);
+            }
+            if (count(management.invoke(broker, resource, "countMessages", ofDispatch)) > 0) {
+                return Optional.of("waiting in " + step.queue() + " on broker " + broker);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static long count(String result) {
+        return Long.parseLong(result.replaceAll("[\\[\\]\\s\"]", ""));
     }
 
     /**

@@ -30,10 +30,12 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * Makes the dead-letter queues and the diagnostics agree, from both sides:
  * <ul>
  * <li>a message in a step's {@code DLQ.<queue>} that Lazarus did not park (the broker moved it by itself, or
- * it was parked unexplained because the diagnostics could not be written) gets its dead letter, with the reason
- * the database supports, and is then marked: taken out and parked again with its dead letter's token. Each
- * pass therefore reads only messages no earlier pass settled, and a queue full of settled messages (kept
- * after a discard, say) hides nothing behind them;</li>
+ * it was parked unexplained because the diagnostics could not be written, or someone put it there by hand) gets its
+ * dead letter, with the reason the database supports (it stops its run only if it is the very dispatch the run waits
+ * for: see {@link DeadLetterService#explain}), and is then marked: taken out and parked again with its dead letter's
+ * token. Each pass therefore reads only messages no earlier pass settled, and a queue full of settled messages (kept
+ * after a discard, say) hides nothing behind them. A message sent without a JMS message id is settled too: no
+ * selector can name it, so the first such message is taken and settled in its place;</li>
  * <li>an open dead letter whose parked message is no longer in its DLQ (purged or moved by hand in the console)
  * is flagged, so nobody requeues expecting the original message. The check reads a bounded page of dead
  * letters per pass, least recently checked first, so every one is checked in turn.</li>

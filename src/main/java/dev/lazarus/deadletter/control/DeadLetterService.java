@@ -43,8 +43,10 @@ import java.util.stream.Collectors;
  * The one place where a run and its open dead letter change, and the one way a dead letter comes to exist,
  * whichever path detected it.
  *
- * <p>The rule it keeps: <em>a run is {@code DEAD_LETTERED} exactly while one open dead letter holds it</em>,
- * recorded for the dispatch it stopped at. So
+ * <p>The rule it keeps: <em>a run is {@code DEAD_LETTERED} exactly while its latest run-stopping dead letter holds
+ * it</em>, recorded for the dispatch it stopped at: open (it can be requeued), or closed by a resolve or a discard,
+ * which leave the run where it stopped for good; a requeue, closing it as {@code REQUEUED}, is the only way back.
+ * That dead letter is the run's dead letter ({@link DeadLetters#latestFor}), and retention keeps it. So
  * <ul>
  * <li>recording is idempotent: a run that is already held keeps its dead letter (the first evidence stays),
  * and the database's unique {@code open_run_id} makes two detectors racing on different nodes end with one;</li>
@@ -52,8 +54,9 @@ import java.util.stream.Collectors;
  * dispatch's dead letter as a note and changes nothing else;</li>
  * <li>a message that can never execute gets a dead letter of its own that names the run but never holds,
  * stops or resumes it;</li>
- * <li>only {@link #resume} brings a held run back, after checking that the two still agree, for every
- * requeue path (one, bulk, console Retry); a disagreement is a 409 problem, never a half-done change.</li>
+ * <li>only {@link #resume} brings a held run back, with its open dead letter, after checking that the two still
+ * agree, for every requeue path (one, bulk, console Retry); a disagreement is a 409 problem, never a half-done
+ * change.</li>
  * </ul>
  */
 @Stateless
@@ -64,8 +67,7 @@ public class DeadLetterService {
     /** The actor of what happens through the Artemis console, which Lazarus only sees the effect of. */
     public static final String CONSOLE = "artemis-console";
 
-    private static final List<DeadLetterReason> ABOUT_MESSAGE = java.util.Arrays.stream(DeadLetterReason.values())
-            .filter(DeadLetterReason::aboutMessage).toList();
+    private static final List<DeadLetterReason> ABOUT_MESSAGE = DeadLetterReason.ABOUT_A_MESSAGE;
 
     /** Room for the rest of a run snapshot next to its payload. */
     private static final int SNAPSHOT_OVERHEAD = 2_000;
@@ -392,9 +394,28 @@ public class DeadLetterService {
      * Settles one message the broker (not Lazarus) put into a DLQ, in a transaction of its own: finds the dead
      * letter that explains it or records one with the reason the database supports, then marks the message (it
      * is taken out and parked again with the dead letter's token) so no later pass needs to look at it.
+     *
+     * <p>A message without a JMS message id cannot be named by a selector, so it cannot be taken out by itself: the
+     * first unmarked message without one is taken instead, and that is the one judged and marked (the next call takes
+     * the next). Nothing about such a message is recorded unless it is marked in the same transaction.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Explanation explain(StepDefinition step, DlqMessage message) {
+    public Explanation explain(StepDefinition step, DlqMessage browsed) {
+        DlqMessage message = browsed;
+        boolean taken = false;
+        if (browsed.messageId() == null) {
+            Optional<Message> withoutId = deadLetterQueues.takeOneWithoutId(browsed.broker(), step.deadLetterQueue());
+            if (withoutId.isEmpty()) {
+                return Explanation.NOTHING; // settled meanwhile, by another pass
+            }
+            try {
+                message = DlqMessage.of(withoutId.get(), browsed.broker());
+            } catch (jakarta.jms.JMSException e) {
+                throw new jakarta.jms.JMSRuntimeException("could not read a message taken from " + step.deadLetterQueue() + ": "
+                        + e.getMessage(), e.getErrorCode(), e);
+            }
+            taken = true;
+        }
         // an id without its token is not trusted (anyone can set a property); the dispatch is
         Optional<DeadLetter> known = Optional.empty();
         if (message.runId() != null && message.generation() != null) {
@@ -404,24 +425,32 @@ public class DeadLetterService {
             known = em.createQuery("select d from DeadLetter d where d.messageId = :id", DeadLetter.class)
                     .setParameter("id", message.messageId()).setMaxResults(1).getResultStream().findFirst();
         }
-        // locked before the message is touched, as a requeue does: the two never split a message between them
+        // locked before the message is touched, as a requeue does: the two never split a message between them (a
+        // message without an id is already taken: a requeue meanwhile finds it gone and dispatches from the database)
         known.ifPresent(d -> em.lock(d, LockModeType.PESSIMISTIC_WRITE));
         boolean recordedNow = known.isEmpty();
-        DeadLetter deadLetter = known.orElseGet(() -> record(reportFor(step, message)));
+        DlqMessage judged = message;
+        DeadLetter deadLetter = known.orElseGet(() -> record(reportFor(step, judged)));
         em.flush(); // the id must exist before the message is marked with it
         // parked again, marked: the same message with the dead letter's token, so no later pass reads it again
-        if (deadLetterQueues.takeMessage(message.broker(), step.deadLetterQueue(), message.messageId())) {
+        if (taken || deadLetterQueues.takeMessage(message.broker(), step.deadLetterQueue(), message.messageId())) {
             deadLetterQueues.park(message.broker(), message.message(), step.queue(), deadLetter);
         } else if (recordedNow) {
-            // gone meanwhile (another node settled it, an operator purged it) or not addressable: record nothing, so
-            // a message is never explained twice; a message that stays is looked at again by the next pass
+            // gone meanwhile (another node settled it, an operator purged it): record nothing, so a message is never
+            // explained twice; a message that stays is looked at again by the next pass
             throw new IllegalStateException("message " + message.messageId() + " in " + step.deadLetterQueue()
                     + " could not be taken to be marked; nothing recorded");
         }
         return new Explanation(deadLetter.id(), recordedNow);
     }
 
-    /** What a message found unexplained in a DLQ says, judged against the database. */
+    /**
+     * What a message found unexplained in a DLQ says, judged against the database. Only the dispatch the run waits for
+     * can stop the run, and only if the message is that dispatch and not a copy of it: the broker (or Lazarus, when it
+     * could not write the diagnostics) moved it here from the step's own queue, and no other message of the dispatch
+     * waits in that queue or is being delivered from it. Anything else (a copy put here by hand, a message of a dispatch
+     * the run has moved past, of another step or pipeline) is dead-lettered on its own and leaves the run as it is.
+     */
     private DeadLetterReport reportFor(StepDefinition step, DlqMessage message) {
         String found = "found in " + step.deadLetterQueue() + " with no diagnostics: ";
         if (message.runId() == null || message.generation() == null) {
@@ -435,11 +464,28 @@ public class DeadLetterService {
                     message.generation(), message.messageId(), message.body(), 0, found + "its run does not exist",
                     DeadLetterReport.RECONCILER);
         }
+        if (!run.pipeline().equals(step.pipeline()) || !stepName.equals(step.name())) {
+            return DeadLetterReport.messageRejected(DeadLetterReason.UNKNOWN_STEP, step.queue(), run.id(), stepName,
+                    message.generation(), message.messageId(), message.body(), 0, found + "it names step " + stepName
+                            + " of run " + run.id() + " (pipeline " + run.pipeline() + "), which this queue does not serve",
+                    DeadLetterReport.RECONCILER);
+        }
         if (!run.accepts(stepName, message.generation())) {
             return DeadLetterReport.messageRejected(DeadLetterReason.STALE_MESSAGE, step.queue(), run.id(), stepName,
                     message.generation(), message.messageId(), message.body(), 0, found + "its run is " + run.state()
                             + " at step " + run.currentStep() + ", dispatch " + run.generation() + ", not waiting for it",
                     DeadLetterReport.RECONCILER);
+        }
+        Optional<String> copy = !step.queue().equals(message.originalQueue())
+                ? Optional.of("it was not moved here from " + step.queue() + " (it does not say so in "
+                        + DeadLetterQueues.ORIGINAL_QUEUE + "), so it was put here by hand")
+                : deadLetterQueues.otherMessageOfDispatch(step, run.id(), message.generation())
+                        .map(where -> "another message of that dispatch is " + where + ", so this one is a copy");
+        if (copy.isPresent()) {
+            return DeadLetterReport.messageRejected(DeadLetterReason.STALE_MESSAGE, step.queue(), run.id(), stepName,
+                    message.generation(), message.messageId(), message.body(), 0, found + "a copy of the dispatch run " + run.id()
+                            + " is waiting for (step " + stepName + ", dispatch " + run.generation() + "): " + copy.get()
+                            + "; the run goes on", DeadLetterReport.RECONCILER);
         }
         Optional<StepExecution> execution = execution(run, stepName, run.generation());
         int attempts = execution.map(StepExecution::attempts).orElse(0);
@@ -456,7 +502,12 @@ public class DeadLetterService {
                 null, null, false, DeadLetterReport.RECONCILER);
     }
 
-    public record Explanation(long deadLetterId, boolean recordedNow) {
+    /**
+     * @param deadLetterId the dead letter the message was marked with; null if there was nothing left to settle
+     * @param recordedNow  whether that dead letter was recorded for it now
+     */
+    public record Explanation(Long deadLetterId, boolean recordedNow) {
+        static final Explanation NOTHING = new Explanation(null, false);
     }
 
     /** The dead letter recorded for this dispatch of the run (not one about a message on its own), open or not. */

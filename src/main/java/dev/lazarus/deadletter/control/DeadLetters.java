@@ -248,12 +248,18 @@ public class DeadLetters {
     }
 
     /**
-     * The newest dead letter of a run, open or not, with its audit trail. Newest by when it was recorded: ids are
-     * not in that order (each node takes its ids from the sequence in blocks, and a sweep's batch a value per row).
+     * The run's dead letter, with its audit trail: the latest of those that stopped it (never one about a message on its
+     * own). While the run is {@code DEAD_LETTERED} it is the one that holds it, open, or closed by a resolve or a discard
+     * (which leave the run where it stopped for good); once a requeue let go of it, it is the last one the run had.
+     * Latest by dispatch: each stop is of a later dispatch than the one before it (a requeue gives the run a new
+     * generation), which neither the ids (taken in blocks per node, a sweep's batch a value per row) nor the nodes'
+     * clocks say reliably; then by when it was recorded.
      */
     public Optional<DeadLetter> latestFor(UUID runId) {
-        return em.createQuery("select d.id from DeadLetter d where d.runId = :run order by d.createdAt desc, d.id desc", Long.class)
+        return em.createQuery("select d.id from DeadLetter d where d.runId = :run and d.reason not in :aboutMessage"
+                        + " order by d.generation desc nulls last, d.createdAt desc, d.id desc", Long.class)
                 .setParameter("run", runId)
+                .setParameter("aboutMessage", DeadLetterReason.ABOUT_A_MESSAGE)
                 .setMaxResults(1)
                 .getResultStream()
                 .findFirst()

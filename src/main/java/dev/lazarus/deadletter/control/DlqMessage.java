@@ -11,18 +11,27 @@ import java.util.UUID;
  * What the reconciler reads off a message in a dead-letter queue: enough to find the dead letter that
  * explains it, or to write one.
  *
- * @param deadLetterId set on messages Lazarus parked itself
- * @param runId        from the message properties, else from the body if it is a step message
- * @param message      the browsed message itself, to park again once it is explained
- * @param broker       the broker it was found on, where it is taken from and parked again
+ * @param messageId     null if its producer sent it without one: then no selector can name it
+ * @param deadLetterId  set on messages Lazarus parked itself
+ * @param runId         from the message properties, else from the body if it is a step message
+ * @param originalQueue the queue the broker (or Lazarus, parking it unexplained) moved it here from; null if it was
+ *                      sent here directly
+ * @param message       the browsed message itself, to park again once it is explained
+ * @param broker        the broker it was found on, where it is taken from and parked again
  */
 public record DlqMessage(String messageId, Long deadLetterId, UUID runId, String step, Long generation, String body,
-                         String problem, Message message, Brokers.Broker broker) {
+                         String problem, String originalQueue, Message message, Brokers.Broker broker) {
 
     /** What the message says; one whose properties have the wrong types is read as malformed, never an error. */
     public static DlqMessage of(Message message, Brokers.Broker broker) throws JMSException {
         String messageId = message.getJMSMessageID();
         String body = null;
+        String originalQueue = null;
+        try {
+            originalQueue = message.getStringProperty(DeadLetterQueues.ORIGINAL_QUEUE);
+        } catch (JMSException | RuntimeException e) {
+            // not a string: not the broker's
+        }
         try {
             body = message instanceof TextMessage text ? text.getText() : null;
             Long deadLetterId = message.propertyExists(DeadLetterQueues.DEAD_LETTER_ID)
@@ -41,14 +50,14 @@ public record DlqMessage(String messageId, Long deadLetterId, UUID runId, String
                     step = parsed.step();
                     generation = parsed.generation();
                 } catch (StepMessage.MalformedStepMessage e) {
-                    return new DlqMessage(messageId, deadLetterId, null, null, null, body, e.getMessage(), message, broker);
+                    return new DlqMessage(messageId, deadLetterId, null, null, null, body, e.getMessage(), originalQueue, message, broker);
                 }
             }
-            return new DlqMessage(messageId, deadLetterId, runId, step, generation, body, null, message, broker);
+            return new DlqMessage(messageId, deadLetterId, runId, step, generation, body, null, originalQueue, message, broker);
         } catch (JMSException | RuntimeException e) {
             return new DlqMessage(messageId, null, null, null, null, body,
-                    "its Lazarus properties cannot be read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", message,
-                    broker);
+                    "its Lazarus properties cannot be read (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", originalQueue,
+                    message, broker);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.platform.control.DatabaseTime;
 import dev.lazarus.platform.control.Problem;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.RolesAllowed;
@@ -54,6 +55,10 @@ public class RequeueJobs {
     @Inject
     Clock clock;
 
+    /** A job's own stamps are the database's (see {@link RequeueJob}). */
+    @Inject
+    DatabaseTime databaseTime;
+
     @Resource
     SessionContext session;
 
@@ -93,7 +98,7 @@ public class RequeueJobs {
             throw Problem.notFound("no requeue job " + id);
         }
         try {
-            job.requestCancel(clock.instant());
+            job.requestCancel(databaseTime.now());
         } catch (IllegalStateException e) {
             throw Problem.conflict(e.getMessage());
         }

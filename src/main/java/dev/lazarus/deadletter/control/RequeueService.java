@@ -13,6 +13,7 @@ import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepDispatcher;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.platform.control.DatabaseTime;
 import dev.lazarus.platform.control.Problem;
 import dev.lazarus.platform.control.Text;
 import jakarta.jms.Message;
@@ -81,6 +82,9 @@ public class RequeueService {
 
     @Inject
     Clock clock;
+
+    @Inject
+    DatabaseTime databaseTime;
 
     @Resource
     SessionContext session;
@@ -217,7 +221,8 @@ public class RequeueService {
                 moved += wasInQueue ? 1 : 0;
             }
         }
-        job.progressed(batch.get(batch.size() - 1).id(), moved, targets.size() - moved, skipped, now);
+        // stamped by the database's clock: any node judges the job's silence by it (RequeueJobStore.interruptSilent)
+        job.progressed(batch.get(batch.size() - 1).id(), moved, targets.size() - moved, skipped, databaseTime.now());
         LOG.log(Level.INFO, "Requeue job {0}: {1} run(s) requeued by {2} ({3} moved back from their DLQ), {4} skipped{5}",
                 new Object[] {jobId, targets.size(), job.requestedBy(), moved, skipped.size(), skipped.isEmpty() ? "" : ": " + skipped});
         return batch.size();

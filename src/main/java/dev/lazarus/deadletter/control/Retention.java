@@ -1,7 +1,9 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.pipeline.entity.RunState;
 import jakarta.annotation.Resource;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
@@ -24,7 +26,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * {@code lazarus.retention.resolved-after} (default 30 days), with their audit trail and with the message
  * Lazarus parked for them, if it is still in its DLQ: row and message go together, in one transaction, so a
  * purged dead letter's message can never come back as a new one. An open dead letter is never purged, however
- * old: nothing unresolved disappears silently.
+ * old: nothing unresolved disappears silently. Nor is a resolved or discarded one that stopped a run still
+ * {@code DEAD_LETTERED}: it holds that run for good (see {@link DeadLetterService}), and it is all that says why the
+ * run stopped.
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
@@ -68,10 +72,15 @@ public class Retention {
     /** One batch: the rows, their audit trail (ON DELETE CASCADE) and their parked messages. */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public int purgeBatch(Instant cutoff) {
+        // a resolved or discarded dead letter that stopped its run holds it while the run is DEAD_LETTERED: kept
         List<DeadLetter> batch = em.createQuery("select d from DeadLetter d where d.status in :closed and d.closedAt < :cutoff"
-                        + " order by d.id", DeadLetter.class)
+                        + " and not (d.status <> :requeued and d.reason not in :aboutMessage and exists (select r.id from Run r"
+                        + " where r.id = d.runId and r.state = :deadLettered)) order by d.id", DeadLetter.class)
                 .setParameter("closed", CLOSED)
                 .setParameter("cutoff", cutoff)
+                .setParameter("requeued", DeadLetterStatus.REQUEUED)
+                .setParameter("aboutMessage", DeadLetterReason.ABOUT_A_MESSAGE)
+                .setParameter("deadLettered", RunState.DEAD_LETTERED)
                 .setLockMode(LockModeType.PESSIMISTIC_WRITE)
                 .setMaxResults(BATCH)
                 .getResultList();

@@ -40,6 +40,9 @@ public class RunHistory {
     @Inject
     Runs runs;
 
+    @Inject
+    DeadLetters allDeadLetters;
+
     public Optional<History> of(UUID runId) {
         Optional<Run> found = runs.find(runId);
         if (found.isEmpty()) {
@@ -47,10 +50,14 @@ public class RunHistory {
         }
         Run run = found.get();
         List<StepExecution> executions = runs.steps(runId);
-        // the newest ones, if there are more (messages sent by hand that name the run can be many): the one holding it among them
+        // the newest ones, if there are more (messages sent by hand that name the run can be many), and the run's own
         List<DeadLetter> deadLetters = new ArrayList<>(em.createQuery("select d from DeadLetter d where d.runId = :run order by d.createdAt desc, d.id desc",
                 DeadLetter.class).setParameter("run", runId).setMaxResults(MAX_DEAD_LETTERS).getResultList());
-        java.util.Collections.reverse(deadLetters);
+        Optional<DeadLetter> latest = allDeadLetters.latestFor(runId);
+        latest.filter(d -> deadLetters.stream().noneMatch(shown -> shown.id().equals(d.id()))).ifPresent(deadLetters::add);
+        deadLetters.sort(Comparator.comparing(DeadLetter::createdAt).thenComparing(DeadLetter::id));
+        DeadLetter heldBy = run.state() == dev.lazarus.pipeline.entity.RunState.DEAD_LETTERED
+                ? latest.filter(DeadLetter::keepsRunStopped).orElse(null) : null;
 
         List<Dispatch> dispatches = new ArrayList<>();
         TreeSet<Long> generations = new TreeSet<>();
@@ -77,7 +84,7 @@ public class RunHistory {
                     stoppedBy.map(DeadLetter::id).orElse(null), stoppedBy.map(DeadLetter::messageId).orElse(null)));
             previous = generation;
         }
-        return Optional.of(new History(run, dispatches, deadLetters, timeline(run, executions, deadLetters)));
+        return Optional.of(new History(run, heldBy, dispatches, deadLetters, timeline(run, executions, deadLetters)));
     }
 
     /** Where dispatch {@code generation} came from, judged by the dispatch before it. */
@@ -138,8 +145,11 @@ public class RunHistory {
         return events;
     }
 
-    /** The run's story. */
-    public record History(Run run, List<Dispatch> dispatches, List<DeadLetter> deadLetters, List<Event> timeline) {
+    /**
+     * The run's story; {@code heldBy} is the dead letter that holds it while it is {@code DEAD_LETTERED} (open, or
+     * resolved or discarded), null otherwise.
+     */
+    public record History(Run run, DeadLetter heldBy, List<Dispatch> dispatches, List<DeadLetter> deadLetters, List<Event> timeline) {
     }
 
     /**

@@ -29,11 +29,13 @@ import java.util.UUID;
  * Why a run (or a message that never became one) stopped: the diagnostics the broker cannot keep, next to
  * the message it parked in the step's dead-letter queue.
  *
- * <p>{@code openRunId} equals {@code runId} while the dead letter is open and <em>holds</em> its run: the run
- * is {@code DEAD_LETTERED} because of it, and only requeueing or closing this dead letter changes that. A
- * unique constraint on it lets the database, not just the code, guarantee one such dead letter per run. A
- * dead letter about a message on its own (a reason with {@code aboutMessage}) may name a run but never holds
- * it. There is deliberately no foreign key to the run: the evidence must survive the run row.
+ * <p>A dead letter of a run-stopping reason <em>holds</em> its run: the run is {@code DEAD_LETTERED} because of it,
+ * while it is open and after it is closed by a resolve or a discard (which leave the run where it stopped for good);
+ * only a requeue lets go of the run. Being the latest to stop it, it is the run's dead letter. {@code openRunId}
+ * equals {@code runId} while it is open: a unique constraint on it lets the database, not just the code, guarantee
+ * one open dead letter per run, the one a requeue brings the run back with. A dead letter about a message on its
+ * own (a reason with {@code aboutMessage}) may name a run but never holds it. There is deliberately no foreign key to
+ * the run: the evidence must survive the run row.
  *
  * <p>{@code parkedToken} is set when Lazarus puts the dead letter's message into the step's DLQ: a random
  * value stamped on the message. A message retried from the Artemis console brings it back; nothing else can.
@@ -283,9 +285,17 @@ public class DeadLetter {
         return status.isOpen();
     }
 
-    /** Whether this is the open dead letter its run is stopped by (see the class comment). */
+    /** Whether this is the open dead letter its run is stopped by, the one that can bring it back (see the class comment). */
     public boolean holdsRun() {
         return openRunId != null;
+    }
+
+    /**
+     * Whether it still keeps its run stopped, being the latest that stopped it: it stopped it and no requeue let go of
+     * it since (open, resolved or discarded). See the class comment.
+     */
+    public boolean keepsRunStopped() {
+        return runId != null && !reason.aboutMessage() && status != DeadLetterStatus.REQUEUED;
     }
 
     /** Open, holding its run, and not parked by the loop guard. */

@@ -25,7 +25,8 @@ public enum DeadLetterReason {
     RUN_NOT_FOUND("Run not found", Severity.WARNING, 5, true,
             "The message names a run the database does not have (deleted or never committed)."),
     STALE_MESSAGE("Stale message", Severity.INFO, 6, true,
-            "The message names a dispatch its run is not waiting for (a late copy, or one sent by hand); it did not run."),
+            "The message names a dispatch its run is not waiting for, or copies one whose own message is still on its way"
+                    + " (a late copy, or one sent by hand); it did not run."),
     STUCK_IN_PROGRESS("Stuck in progress", Severity.CRITICAL, 1, false,
             "A consumer started the step and gave no sign of life within the threshold."),
     WAITING_TOO_LONG("Waiting too long", Severity.CRITICAL, 1, false,
@@ -38,6 +39,10 @@ public enum DeadLetterReason {
             "An operator stopped the run by hand.");
 
     public enum Severity { INFO, WARNING, ERROR, CRITICAL }
+
+    /** The reasons about a message on its own: what queries about the dead letters that stop runs leave out. */
+    public static final java.util.List<DeadLetterReason> ABOUT_A_MESSAGE = java.util.Arrays.stream(values())
+            .filter(DeadLetterReason::aboutMessage).toList();
 
     private final String label;
     private final Severity severity;

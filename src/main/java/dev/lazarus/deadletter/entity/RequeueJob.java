@@ -19,6 +19,9 @@ import java.util.UUID;
  * A bulk requeue: the filter it works through, at what rate, on whose behalf, and how far it got. Its
  * counters are updated in the same transaction as each batch of requeues, so they never disagree with what
  * was done, whatever happens to the server.
+ *
+ * <p>Every change is stamped ({@code updatedAt}, {@code finishedAt}) with the database's clock, not the node's: any
+ * node judges from {@code updatedAt} whether the job's worker is still alive, and the nodes' clocks need not agree.
  */
 @Entity
 @Table(name = "requeue_job")
@@ -111,9 +114,11 @@ public class RequeueJob {
     @Column(name = "last_error", length = 2000)
     private String lastError;
 
+    /** When it was counted, by the clock of the node that started it (the clock its dead letters are stamped with too). */
     @Column(name = "created_at", nullable = false)
     private Instant createdAt;
 
+    /** Its last change (its worker's last progress), by the database's clock. */
     @Column(name = "updated_at", nullable = false)
     private Instant updatedAt;
 
@@ -131,9 +136,11 @@ public class RequeueJob {
      * @param filter          what to requeue: every part of it is kept, and the job acts on open dead letters only
      * @param total           what the dry run of {@code filter} counted
      * @param maxDeadLetterId the newest dead letter id when it was counted
+     * @param countedAt       when it was counted, by the starting node's clock: it acts on no dead letter recorded later
+     * @param databaseNow     the database's time now
      */
     public RequeueJob(DeadLetterFilter filter, int ratePerSecond, long total, long maxDeadLetterId, String requestedBy, String node,
-                      Instant now) {
+                      Instant countedAt, Instant databaseNow) {
         if (ratePerSecond < 0) {
             throw new IllegalArgumentException("the rate must be 0 (unlimited) or positive, was " + ratePerSecond);
         }
@@ -155,8 +162,8 @@ public class RequeueJob {
         this.requestedBy = Objects.requireNonNull(requestedBy, "requestedBy");
         this.node = Objects.requireNonNull(node, "node");
         this.state = State.RUNNING;
-        this.createdAt = now;
-        this.updatedAt = now;
+        this.createdAt = countedAt;
+        this.updatedAt = databaseNow;
     }
 
     /** The dead letters this job requeues: open ones matching its filter (and no newer than {@link #maxDeadLetterId}). */
@@ -167,9 +174,10 @@ public class RequeueJob {
 
     /**
      * One batch was done, up to dead letter {@code lastId}: {@code moved} taken from their DLQ,
-     * {@code dispatched} sent from the database, {@code skippedNow} passed over ("id: why").
+     * {@code dispatched} sent from the database, {@code skippedNow} passed over ("id: why"); {@code databaseNow} is the
+     * database's time: the sign of life other nodes judge the worker by.
      */
-    public void progressed(long lastId, int moved, int dispatched, List<String> skippedNow, Instant now) {
+    public void progressed(long lastId, int moved, int dispatched, List<String> skippedNow, Instant databaseNow) {
         cursorId = Math.max(cursorId, lastId);
         requeued += moved + dispatched;
         redispatched += dispatched;
@@ -177,25 +185,25 @@ public class RequeueJob {
         if (!skippedNow.isEmpty() && (skippedDetail == null || skippedDetail.length() < 1900)) {
             skippedDetail = Text.truncate((skippedDetail == null ? "" : skippedDetail + "\n") + String.join("\n", skippedNow), 2000);
         }
-        updatedAt = now;
+        updatedAt = databaseNow;
     }
 
-    public void requestCancel(Instant now) {
+    public void requestCancel(Instant databaseNow) {
         if (state.isFinished()) {
             throw new IllegalStateException("job " + id + " is already " + state);
         }
         cancelRequested = true;
-        updatedAt = now;
+        updatedAt = databaseNow;
     }
 
-    public void finish(State end, String error, Instant now) {
+    public void finish(State end, String error, Instant databaseNow) {
         if (state.isFinished()) {
             return;
         }
         state = end;
         lastError = Text.truncate(error, 2000);
-        finishedAt = now;
-        updatedAt = now;
+        finishedAt = databaseNow;
+        updatedAt = databaseNow;
     }
 
     public Long id() { return id; }

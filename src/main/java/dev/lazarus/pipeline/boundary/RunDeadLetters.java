@@ -10,6 +10,9 @@ import java.util.UUID;
  */
 public interface RunDeadLetters {
 
-    /** The run's latest dead letter as the API shows it, if it has one. */
+    /**
+     * The run's dead letter as the API shows it, if it has one: the latest that stopped it, which holds it while it is
+     * {@code DEAD_LETTERED} (never one about a message on its own).
+     */
     Optional<JsonObject> latestFor(UUID runId);
 }

@@ -5,10 +5,8 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Optional;
 
@@ -69,19 +67,6 @@ public class TimerRuns {
     public Optional<Instant> finishedAt(String name) {
         List<?> found = em.createNativeQuery("select finished_at from timer_run where name = ?1").setParameter(1, name)
                 .getResultList();
-        return found.stream().findFirst().map(TimerRuns::instant);
-    }
-
-    private static Instant instant(Object value) {
-        if (value instanceof Timestamp timestamp) {
-            return timestamp.toInstant();
-        }
-        if (value instanceof OffsetDateTime offset) {
-            return offset.toInstant();
-        }
-        if (value instanceof Instant instant) {
-            return instant;
-        }
-        throw new IllegalStateException("unexpected type for timer_run.finished_at: " + value.getClass());
+        return found.stream().findFirst().map(DatabaseTime::instant);
     }
 }

@@ -10,6 +10,7 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -19,8 +20,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * The persistent timer that sweeps. Its rhythm is configuration: the seconds field of the schedule,
  * {@code lazarus.sweep.schedule-second} (default every 30 s). Persistent, so a sweep missed while the
  * server was down runs when it is back; on several nodes sharing the database each firing runs on one node
- * (WildFly's database timer store). A sweep that would overlap the previous one on this node is skipped;
- * sweeps on other nodes are safe (see {@link Sweeps}).
+ * (WildFly's database timer store). One sweep at a time on a node, whoever asks (the timer, the watchdog, an operator
+ * over {@code POST /api/staleness/sweep}): one that would overlap the sweep running on this node is skipped (the REST
+ * call is told so); sweeps on other nodes are safe (see {@link Sweeps}).
  *
  * <p>And a watchdog on every node: a node killed in the middle of a firing leaves the persistent timer marked as
  * running in WildFly's timer table, and no other node fires it again until that node comes back (if it ever
@@ -75,20 +77,31 @@ public class StaleRunSweeper {
         sweepUnlessRunning();
     }
 
-    /** A sweep, unless this node's previous one still runs; whether it swept. */
-    private boolean sweepUnlessRunning() {
+    /**
+     * A sweep now, unless one is running on this node: what it did, or empty if it was skipped. A failure reaches the
+     * caller (an operator asking over REST sees it); the timers' callers log it instead.
+     */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public Optional<Sweeps.SweepReport> sweepNow() {
         if (!sweeping.compareAndSet(false, true)) {
-            LOG.fine("Previous sweep still running; skipped");
-            return false;
+            LOG.fine("A sweep is running on this node; skipped");
+            return Optional.empty();
         }
         try {
-            sweeps.sweep();
-        } catch (RuntimeException e) {
-            // never let an exception cancel a persistent timer's next runs; say it loudly instead
-            LOG.log(Level.SEVERE, "Sweep failed; the next one runs on schedule", e);
+            return Optional.of(sweeps.sweep());
         } finally {
             sweeping.set(false);
         }
-        return true;
+    }
+
+    /** A sweep, unless this node's previous one still runs; whether it swept. */
+    private boolean sweepUnlessRunning() {
+        try {
+            return sweepNow().isPresent();
+        } catch (RuntimeException e) {
+            // never let an exception cancel a persistent timer's next runs; say it loudly instead
+            LOG.log(Level.SEVERE, "Sweep failed; the next one runs on schedule", e);
+            return true;
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.lazarus.sweep.boundary;
 import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.boundary.QueryParams;
+import dev.lazarus.platform.control.Problem;
 import dev.lazarus.platform.control.TextInput;
 import dev.lazarus.sweep.control.LiveRuns;
 import dev.lazarus.sweep.control.StalenessRules.Health;
@@ -30,7 +31,7 @@ public class StalenessResource {
     LiveRuns liveRuns;
 
     @Inject
-    Sweeps sweeps;
+    StaleRunSweeper sweeper;
 
     @Inject
     Clock clock;
@@ -55,11 +56,15 @@ public class StalenessResource {
         return new StalenessPage(page, matching.size(), first, size, counts, all.size() >= LiveRuns.MAX_ASSESSED);
     }
 
-    /** Runs one sweep now, on this node (operator only); returns what it did. */
+    /**
+     * Runs one sweep now, on this node (operator only); returns what it did. Through the node's one-sweep guard, as the
+     * timer's: a 409 if a sweep is running here already (it does the same work; ask again once it is done).
+     */
     @POST
     @Path("sweep")
     public Sweeps.SweepReport sweepNow() {
-        return sweeps.sweep();
+        return sweeper.sweepNow().orElseThrow(() -> Problem.conflict("a sweep is already running on this node;"
+                + " ask again when it has finished"));
     }
 
     /**
