@@ -175,6 +175,33 @@ public final class HostileInputDrill {
         record("admin page", "a dead letter whose payload is script text", "shown escaped, never as markup",
                 page.contains(SCRIPT) ? "raw <script> in the page" : page.contains("&lt;script&gt;") ? "escaped" : "not shown",
                 !page.contains(SCRIPT) && page.contains("&lt;script&gt;"));
+
+        // every text has its limit, and past it (or with a control character) the answer names the field and stores nothing
+        String actions = "api/dead-letters/" + deadLetter;
+        int trail = stack.viewer.get(actions).ok().json().getJsonArray("history").size();
+        refused("POST /api/dead-letters/{id}/resolve", "a note of 4 001 characters",
+                () -> operator.post(actions + "/resolve", "{\"note\":\"" + "n".repeat(4001) + "\"}"), 400);
+        refused("POST /api/dead-letters/{id}/notes", "a note with a NUL character",
+                () -> operator.post(actions + "/notes", "{\"note\":\"a\\u0000b\"}"), 400);
+        refused("POST /api/dead-letters/{id}/requeue", "an edited payload nested 150 deep", () -> operator.post(actions + "/requeue",
+                "{\"payload\":{\"a\":" + "[".repeat(150) + "]".repeat(150) + "},\"note\":\"deep\"}"), 400);
+        refused("POST /api/dead-letters/{id}/complete-step", "an output that is not an object",
+                () -> operator.post(actions + "/complete-step", "{\"output\":[1],\"note\":\"x\"}"), 400);
+        record("POST /api/dead-letters/{id}/...", "the refused actions above", "the dead letter unchanged, its run readable",
+                "trail of " + stack.viewer.get(actions).ok().json().getJsonArray("history").size() + " (was " + trail + "), run "
+                        + stack.viewer.get("api/runs/" + scriptRun).status(),
+                stack.viewer.get(actions).ok().json().getJsonArray("history").size() == trail
+                        && stack.viewer.get("api/runs/" + scriptRun).status() == 200);
+        refused("POST /api/requeue-jobs", "a pipeline filter of 101 characters", () -> operator.post("api/requeue-jobs",
+                "{\"filter\":{\"pipeline\":\"" + "p".repeat(101) + "\"}}"), 400);
+        refused("POST /api/requeue-jobs", "a negative rate", () -> operator.post("api/requeue-jobs",
+                "{\"filter\":{\"reason\":\"MALFORMED_MESSAGE\"},\"ratePerSecond\":-1}"), 400);
+        for (String list : List.of("api/dead-letters", "api/dead-letters/causes", "api/requeue-jobs/dry-run", "api/runs", "api/staleness")) {
+            refused("GET /" + list, "a NUL character in a filter value", () -> stack.viewer.get(list + "?pipeline=" + enc("a\u0000b")), 400);
+        }
+        String runs = adminPage("admin/runs.xhtml?state=BOGUS");
+        record("admin page", "the run list filtered by a state that is none", "the list, with a message naming the states",
+                runs.contains("state must be one of") ? "the message" : "no message", runs.contains("state must be one of"));
     }
 
     private void refused(String where, String input, java.util.function.Supplier<Api.Response> request, int status) {
@@ -221,6 +248,7 @@ public final class HostileInputDrill {
         drop(queue, "a step message with fields of the wrong types", "MALFORMED_MESSAGE", TextMessage.class,
                 s -> s.createTextMessage("{\"runId\":5,\"step\":true,\"generation\":\"one\"}"));
         drop(queue, "script text", "MALFORMED_MESSAGE", TextMessage.class, s -> s.createTextMessage(SCRIPT));
+        drop(queue, "text with NUL characters", "MALFORMED_MESSAGE", TextMessage.class, s -> s.createTextMessage("nul\u0000in\u0000text"));
         drop(queue, "SQL text", "MALFORMED_MESSAGE", TextMessage.class, s -> s.createTextMessage(SQL));
         drop(queue, "a step message for a run that does not exist", "RUN_NOT_FOUND", TextMessage.class,
                 s -> s.createTextMessage(stepMessage(UUID.randomUUID().toString(), step, 1)));

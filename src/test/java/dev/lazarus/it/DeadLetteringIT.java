@@ -72,6 +72,30 @@ class DeadLetteringIT extends LazarusIT {
         awaitRun(operator.startRun("{}"), "COMPLETED");
     }
 
+    /**
+     * PostgreSQL cannot keep a NUL character in text, and a sender or a handler can put one anywhere: in a message body,
+     * in an exception's message. The dead letter is still recorded, each NUL shown as U+FFFD; the message itself stays
+     * in its DLQ as it came.
+     */
+    @Test
+    void aNulCharacterInAMessageBodyOrAHandlersErrorIsRecordedAsAReplacementCharacter() throws Exception {
+        String marker = "nul-" + UUID.randomUUID();
+        broker.send(FETCH, marker + "\u0000after");
+        JsonObject garbage = Await.until("the garbage's MALFORMED_MESSAGE dead letter", Duration.ofSeconds(30),
+                () -> viewer.get("api/dead-letters?reason=MALFORMED_MESSAGE&limit=500").ok().json().getJsonArray("items")
+                        .stream().map(v -> viewer.get("api/dead-letters/" + v.asJsonObject().getInt("id")).ok().json())
+                        .filter(d -> d.getString("messageBody", "").startsWith(marker)).findFirst().orElse(null),
+                d -> d != null);
+        assertEquals(marker + "\uFFFDafter", garbage.getString("messageBody"));
+        assertEquals(1, broker.browse("DLQ." + FETCH, null).stream().filter(m -> (marker + "\u0000after").equals(text(m))).count(),
+                "the message is kept in its DLQ as it came");
+
+        String run = operator.startRun("{\"failures\":{\"fetch\":{\"mode\":\"always\",\"message\":\"bad\\u0000byte " + marker + "\"}}}");
+        JsonObject stopped = awaitRun(run, "DEAD_LETTERED").getJsonObject("deadLetter");
+        assertEquals("RETRIES_EXHAUSTED", stopped.getString("reason"));
+        assertTrue(stopped.getString("errorMessage").startsWith("bad\uFFFDbyte " + marker), stopped.getString("errorMessage"));
+    }
+
     @Test
     void stepMessageForARunTheDatabaseDoesNotHaveIsDeadLetteredAsRunNotFound() {
         String ghost = UUID.randomUUID().toString();

@@ -52,8 +52,7 @@ public class Payloads {
      */
     public JsonObject accept(JsonValue value, String field) {
         if (value == null || value.getValueType() != JsonValue.ValueType.OBJECT) {
-            throw Problem.badRequest(field + " must be a JSON object"
-                    + (value == null ? "" : ", not " + value.getValueType().name().toLowerCase(java.util.Locale.ROOT)));
+            throw Problem.badRequest(field + " must be a JSON object");
         }
         if (Jsonp.deeperThan(value, MAX_DEPTH)) {
             throw Problem.badRequest(field + " nests deeper than " + MAX_DEPTH + " levels");

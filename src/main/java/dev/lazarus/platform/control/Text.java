@@ -1,18 +1,29 @@
 package dev.lazarus.platform.control;
 
-/** Text as the database columns bound it. */
+/** Text as the database columns bound it, and as a refusal quotes it back. */
 public final class Text {
 
     private Text() {
     }
 
-    /** {@code text} cut to at most {@code max} characters, marked with an ellipsis when cut; null stays null. */
+    /**
+     * {@code text} as a column keeps it: cut to at most {@code max} characters, marked with an ellipsis when cut, and with
+     * each NUL character (which PostgreSQL cannot keep in text, and a sender or a handler's exception can put anywhere)
+     * replaced by U+FFFD, so the evidence is recorded rather than refused; null stays null.
+     */
     public static String truncate(String text, int max) {
-        if (text == null || text.length() <= max) {
-            return text;
+        if (text == null) {
+            return null;
         }
-        return text.substring(0, max - 1) + "…";
+        String storable = text.indexOf(NUL) < 0 ? text : text.replace(NUL, REPLACEMENT);
+        if (storable.length() <= max) {
+            return storable;
+        }
+        return storable.substring(0, max - 1) + "…";
     }
+
+    private static final char NUL = 0;
+    private static final char REPLACEMENT = 0xFFFD;
 
     /**
      * Text a client sent, to quote back in an answer or a log line: at most {@code max} characters, control characters
