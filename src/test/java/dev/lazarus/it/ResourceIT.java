@@ -115,6 +115,26 @@ class ResourceIT {
         }
     }
 
+    @Test
+    void sessionsThatNobodyUsesCostLittleAndGoSoon() throws Exception {
+        long before = heapAfterFullCollection();
+        java.net.http.HttpClient anonymous = java.net.http.HttpClient.newHttpClient();
+        for (int i = 0; i < 3000; i++) {
+            // no cookie: each asks for a page it must sign in for, and the server keeps that request in a new session
+            anonymous.send(java.net.http.HttpRequest.newBuilder(base.toURI().resolve("admin/dashboard.xhtml")).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding());
+        }
+        long afterAnonymous = heapAfterFullCollection();
+        for (int i = 0; i < 300; i++) {
+            AdminPage session = new AdminPage(base);
+            session.signIn("viewer", "viewer-pw");
+            session.open("admin/dead-letters.xhtml");
+        }
+        long afterSignIns = heapAfterFullCollection();
+        System.out.println("sessions: heap " + before / 1024 + " KB, after 3000 anonymous page requests " + afterAnonymous / 1024
+                + " KB, after 300 sign-ins with a page each " + afterSignIns / 1024 + " KB");
+    }
+
     private static void browse(List<AdminPage> sessions, List<String> pages, int loads) throws Exception {
         ExecutorService viewers = Executors.newFixedThreadPool(sessions.size());
         try {
