@@ -25,7 +25,10 @@ class InvestigationIT extends LazarusIT {
     void deadLetterMovesThroughTheWorkflowAndEveryActionIsAuditedWithTheAuthenticatedActor() {
         long id = deadLetterOfAPoisonRun();
 
-        JsonObject taken = operator.post("api/dead-letters/" + id + "/investigate", "{\"note\":\"looking\",\"actor\":\"mallory\"}").ok().json();
+        Response impostor = operator.post("api/dead-letters/" + id + "/investigate", "{\"note\":\"looking\",\"actor\":\"mallory\"}");
+        assertEquals(400, impostor.status(), "who acts is not the body's to say: " + impostor.body());
+        assertTrue(impostor.json().getString("detail").contains("actor"), impostor.body());
+        JsonObject taken = operator.post("api/dead-letters/" + id + "/investigate", "{\"note\":\"looking\"}").ok().json();
         assertEquals("INVESTIGATING", taken.getString("status"));
         operator.post("api/dead-letters/" + id + "/notes", "{\"note\":\"the document is a scanned image\"}").ok();
         JsonObject resolved = operator.post("api/dead-letters/" + id + "/resolve", "{\"note\":\"asked the sender for a PDF\"}").ok().json();
@@ -36,7 +39,7 @@ class InvestigationIT extends LazarusIT {
         assertEquals(List.of("CREATED", "INVESTIGATION_STARTED", "NOTE", "RESOLVED"),
                 history.stream().map(e -> e.getString("action")).toList());
         assertEquals("consumer", history.get(0).getString("actor"), "the detector created it");
-        history.subList(1, 4).forEach(e -> assertEquals("operator", e.getString("actor"), "never the body's 'actor'"));
+        history.subList(1, 4).forEach(e -> assertEquals("operator", e.getString("actor"), "the authenticated caller"));
         assertEquals("the document is a scanned image", history.get(2).getString("note"));
 
         Response again = operator.post("api/dead-letters/" + id + "/discard", "{\"note\":\"no\"}");

@@ -51,7 +51,7 @@ class ResourceIT {
     static WebArchive deployment() {
         return ShrinkWrap.createFromZipFile(WebArchive.class, new File(System.getProperty("it.war", "target/lazarus.war")))
                 .addClasses(ResourceIT.class, TestFixtures.class, Await.class, Api.class, Api.Response.class, AdminPage.class,
-                        AdminPage.Answer.class);
+                        AdminPage.Answer.class, SessionCounter.class);
     }
 
     private TestFixtures fixtures;
@@ -115,24 +115,48 @@ class ResourceIT {
         }
     }
 
+    /**
+     * Sessions are what anyone can make more of by asking: a request for a page without signing in leaves one (it keeps
+     * the page asked for), a sign-in makes one. Those nobody signed in to go soon (the test server: after 5 s), and a user
+     * keeps at most 20 signed-in sessions however often they sign in, so neither piles up on the heap.
+     */
     @Test
-    void sessionsThatNobodyUsesCostLittleAndGoSoon() throws Exception {
+    void sessionsNobodySignedInToGoSoonAndAUserKeepsAFewHoweverOftenTheySignIn() throws Exception {
+        long mb = 1024 * 1024;
         long before = heapAfterFullCollection();
+        int sessionsBefore = activeSessions();
         java.net.http.HttpClient anonymous = java.net.http.HttpClient.newHttpClient();
-        for (int i = 0; i < 3000; i++) {
+        for (int i = 0; i < 10_000; i++) {
             // no cookie: each asks for a page it must sign in for, and the server keeps that request in a new session
             anonymous.send(java.net.http.HttpRequest.newBuilder(base.toURI().resolve("admin/dashboard.xhtml")).GET().build(),
                     java.net.http.HttpResponse.BodyHandlers.discarding());
         }
-        long afterAnonymous = heapAfterFullCollection();
-        for (int i = 0; i < 300; i++) {
+        int afterAnonymous = activeSessions();
+        // each request left a session (the first of them are ending already: the test server keeps them 5 s)
+        assertTrue(afterAnonymous >= sessionsBefore + 1_000, "the requests left sessions: " + afterAnonymous);
+        int ended = Await.until("the sessions nobody signed in to to end", Duration.ofSeconds(60), ResourceIT::activeSessions,
+                sessions -> sessions <= sessionsBefore + 10);
+        long heapAfterAnonymous = heapAfterFullCollection();
+
+        for (int i = 0; i < 600; i++) {
             AdminPage session = new AdminPage(base);
             session.signIn("viewer", "viewer-pw");
-            session.open("admin/dead-letters.xhtml");
+            assertEquals(200, session.open("admin/dead-letters.xhtml").status());
         }
-        long afterSignIns = heapAfterFullCollection();
-        System.out.println("sessions: heap " + before / 1024 + " KB, after 3000 anonymous page requests " + afterAnonymous / 1024
-                + " KB, after 300 sign-ins with a page each " + afterSignIns / 1024 + " KB");
+        int afterSignIns = activeSessions();
+        long heapAfterSignIns = heapAfterFullCollection();
+        String figures = "sessions " + sessionsBefore + ", " + afterAnonymous + " after 10 000 requests without signing in, "
+                + ended + " once those ended, " + afterSignIns + " after 600 sign-ins of one user with a page each; heap after a full"
+                + " collection " + before / mb + " MB, " + heapAfterAnonymous / mb + " MB, " + heapAfterSignIns / mb + " MB";
+        System.out.println("sessions: " + figures);
+        assertTrue(afterSignIns <= ended + 20 + 10, "a user keeps at most 20 signed-in sessions: " + figures);
+        // a signed-in session that showed a page holds some 40 KB here: 600 of them would be over 20 MB
+        assertTrue(heapAfterSignIns - before < 16 * mb, figures);
+    }
+
+    /** The application's sessions now, as the server created and ended them ({@link SessionCounter}). */
+    private static int activeSessions() {
+        return SessionCounter.live();
     }
 
     private static void browse(List<AdminPage> sessions, List<String> pages, int loads) throws Exception {

@@ -194,8 +194,13 @@ public class DeadLettersResource {
         return get(id);
     }
 
-    /** The body's note, if any: the service checks it (required, its limit) as it does for the admin pages. */
+    /**
+     * The body's note, if any: the service checks it (required, its limit) as it does for the admin pages. A field it
+     * does not know is refused, as every action refuses one (who acts is never the body's to say, for instance).
+     */
     private static String note(InputStream body) {
-        return JsonBodies.optionalString(JsonBodies.readOptionalObject(body, MAX_BODY, "{\"note\": \"...\"}"), "note");
+        JsonObject request = JsonBodies.readOptionalObject(body, MAX_BODY, "{\"note\": \"...\"}");
+        requireOnly(request, "note");
+        return JsonBodies.optionalString(request, "note");
     }
 }

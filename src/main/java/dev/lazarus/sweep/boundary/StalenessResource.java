@@ -52,7 +52,8 @@ public class StalenessResource {
                 .toList();
         int first = Page.offset(offset);
         int size = Page.limit(limit);
-        List<LiveRuns.Assessment> page = matching.subList(Math.min(first, matching.size()), Math.min(first + size, matching.size()));
+        int from = Math.min(first, matching.size());
+        List<LiveRuns.Assessment> page = matching.subList(from, (int) Math.min((long) from + size, matching.size()));
         return new StalenessPage(page, matching.size(), first, size, counts, all.size() >= LiveRuns.MAX_ASSESSED);
     }
 
