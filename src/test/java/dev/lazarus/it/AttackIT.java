@@ -86,4 +86,21 @@ class AttackIT {
         assertEquals(RunState.COMPLETED, fixtures.stateOf(run), "dead letters: "
                 + fixtures.deadLettersOf(run).stream().map(DeadLetter::errorMessage).toList());
     }
+
+    /**
+     * README, Hostile input: text that is not JSON (or not a step message) dropped into a step queue is a MALFORMED_MESSAGE
+     * dead letter, parked at once. JSON nested deeper than the parser reads (1 001 levels) makes Parsson throw a plain
+     * RuntimeException, which StepMessage.parse does not catch: the consumer rolls back, and the broker redelivers it.
+     */
+    @Test
+    void aStepMessageNestedDeeperThanTheParserReadsIsMalformedAtOnce() {
+        String marker = UUID.randomUUID().toString();
+        String deep = "[".repeat(1001) + "]".repeat(1001);
+        fixtures.send(DocumentIngestion.FETCH_QUEUE, 1, deep, Map.of("attackMarker", marker));
+        String detectedBy = Await.until("a dead letter of the deeply nested message", Duration.ofSeconds(120),
+                () -> fixtures.column("select detected_by || ' ' || reason || ' ' || attempts from dead_letter"
+                        + " where message_body like '[[[[[%' order by id desc limit 1"), found -> !found.isEmpty()).get(0);
+        assertEquals("consumer MALFORMED_MESSAGE", detectedBy.substring(0, detectedBy.lastIndexOf(' ')),
+                "not refused by the consumer at its first delivery: " + detectedBy);
+    }
 }
