@@ -170,6 +170,100 @@ class InputLimitsIT extends LazarusIT {
         return answer.status() + " " + answer.contentType() + " " + (body.length() > 300 ? body.substring(0, 300) + "…" : body);
     }
 
+    @Test
+    void textAtItsLimitSpeltWithJsonEscapesIsAccepted() {
+        long id = deadLetterOfAPoisonRun();
+        // 4 000 characters, each sent as a six-byte JSON escape (as many JSON writers do): 24 000 bytes of body
+        operator.post("api/dead-letters/" + id + "/notes", note("\\u00e9".repeat(4000))).ok();
+        String runId = operator.startRun("{\"text\":\"" + "\\ud83d\\ude00".repeat(16_000) + "\"}"); // 64 000 bytes of UTF-8
+        assertEquals(200, viewer.get("api/runs/" + runId).status());
+    }
+
+    @Test
+    void halfOfASurrogatePairInAPayloadIsRefusedNotStoredAsAQuestionMark() {
+        assertRefused(() -> operator.post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":{\"a\":\"x\\udc00y\"}}"),
+                400, "surrogate");
+        assertRefused(() -> operator.post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":{\"\\ud800\":1}}"),
+                400, "surrogate");
+    }
+
+    @Test
+    void aNoteThatReordersTextOnScreenIsRefused() {
+        long id = deadLetterOfAPoisonRun();
+        assertRefusedAndUnchanged(id, "notes", note("pay \\u202eevil\\u202c now"), 400, "'note'", "reorders");
+    }
+
+    @Test
+    void timesQueryNumbersAndNamesAListDoesNotTakeAreRefusedWithTheirName() {
+        for (String path : List.of("api/dead-letters", "api/dead-letters/causes", "api/requeue-jobs/dry-run")) {
+            assertProblem(viewer.get(path + "?from=" + URLEncoder.encode("+1000000000-01-01T00:00:00Z", StandardCharsets.UTF_8)), 400, "from");
+            assertProblem(viewer.get(path + "?to=" + URLEncoder.encode("-999999999-01-01T00:00:00Z", StandardCharsets.UTF_8)), 400, "to");
+        }
+        assertProblem(operator.post("api/requeue-jobs", "{\"filter\":{\"from\":\"+300000-01-01T00:00:00Z\"}}"), 400, "from");
+        for (String path : List.of("api/dead-letters", "api/runs", "api/staleness", "api/dead-letters/investigation-queue")) {
+            assertProblem(viewer.get(path + "?offset=abc"), 400, "offset");
+            assertProblem(viewer.get(path + "?limit=99999999999"), 400, "limit");
+            assertProblem(viewer.get(path + "?offset=-1"), 400, "offset");
+            assertProblem(viewer.get(path + "?pipelin=typo"), 400, "pipelin");
+        }
+        assertProblem(viewer.get("api/dead-letters?open=yes"), 400, "open");
+        assertProblem(viewer.get("api/runs?deadLettered=maybe"), 400, "deadLettered");
+        AdminPage page = new AdminPage(base);
+        page.signIn("viewer", "viewer-pw");
+        AdminPage.Answer answer = page.open("admin/dead-letters.xhtml?from=" + URLEncoder.encode("+1000000000-01-01T00:00:00Z", StandardCharsets.UTF_8));
+        assertEquals(200, answer.status(), answer.body());
+        assertTrue(answer.body().contains("must be between"), answer.body());
+        answer = page.open("admin/dead-letter.xhtml?id=abc");
+        assertTrue(answer.body().contains("'abc' is not a dead letter id"), answer.body());
+    }
+
+    @Test
+    void anIdempotencyKeyOf200CharactersIsTaken() {
+        String key = "k".repeat(200);
+        Response first = operator.post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":{}}", "Idempotency-Key", key);
+        assertEquals(201, first.status(), brief(first));
+        Response again = operator.post("api/runs", "{\"pipeline\":\"document-ingestion\",\"payload\":{}}", "Idempotency-Key", key);
+        assertEquals(200, again.status(), brief(again));
+        assertEquals(first.json().getString("id"), again.json().getString("id"));
+    }
+
+    @Test
+    void aDeadLettersViewShowsTheNewestOfALongAuditTrail() {
+        long id = deadLetterOfAPoisonRun();
+        for (int i = 0; i < 120; i++) {
+            operator.post("api/dead-letters/" + id + "/notes", note("note " + i)).ok();
+        }
+        JsonObject detail = viewer.get("api/dead-letters/" + id).ok().json();
+        assertEquals(100, detail.getJsonArray("history").size(), "the newest 100");
+        assertEquals(121, detail.getInt("historyTotal"), "of all of them (the first is its creation)");
+        assertEquals("note 119", detail.getJsonArray("history").getJsonObject(99).getString("note"), "the newest last");
+    }
+
+    @Test
+    void thePayloadBoxTakesBackWhatItShowsHoweverLongItsIndentation() {
+        // a small payload (some 10 KB) that the page shows indented as hundreds of kilobytes
+        StringBuilder nested = new StringBuilder();
+        for (int i = 0; i < 50; i++) {
+            nested.append("{\"v").append(i).append("\":[").append("1,".repeat(99)).append("1],\"n\":");
+        }
+        nested.append("0").append("}".repeat(50));
+        String runId = operator.startRun("{\"doc\":" + nested + ",\"failures\":{\"index\":{\"mode\":\"permanent\"}}}");
+        long id = awaitRun(runId, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        AdminPage page = new AdminPage(base);
+        page.signIn("operator", "operator-pw");
+        page.open("admin/dead-letter.xhtml?id=" + id);
+        jakarta.json.JsonObject payload = viewer.run(runId).getJsonObject("payload");
+        java.io.StringWriter pretty = new java.io.StringWriter();
+        jakarta.json.Json.createWriterFactory(Map.of(jakarta.json.stream.JsonGenerator.PRETTY_PRINTING, true)).createWriter(pretty)
+                .write(jakarta.json.Json.createObjectBuilder(payload).add("edited", true).build());
+        assertTrue(pretty.toString().length() > 4 * 65_536, "indented, it is longer than four times the payload limit");
+        AdminPage.Answer answer = page.submit("actions", Map.of("actions:note", "fixed by hand", "actions:fixPayload", pretty.toString(),
+                "actions:editAndRequeue", "Save payload and requeue"));
+        assertEquals(200, answer.status());
+        assertTrue(answer.body().contains("Payload replaced and requeued"), answer.body());
+        assertTrue(viewer.run(runId).getJsonObject("payload").getBoolean("edited"));
+    }
+
     private static void assertProblem(Response answer, int status, String... mentions) {
         assertEquals(status, answer.status(), brief(answer));
         assertEquals("application/problem+json", answer.contentType(), brief(answer));

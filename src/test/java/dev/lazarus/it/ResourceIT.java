@@ -125,6 +125,7 @@ class ResourceIT {
         long mb = 1024 * 1024;
         long before = heapAfterFullCollection();
         int sessionsBefore = activeSessions();
+        int createdBefore = SessionCounter.created();
         java.net.http.HttpClient anonymous = java.net.http.HttpClient.newHttpClient();
         for (int i = 0; i < 10_000; i++) {
             // no cookie: each asks for a page it must sign in for, and the server keeps that request in a new session
@@ -132,8 +133,9 @@ class ResourceIT {
                     java.net.http.HttpResponse.BodyHandlers.discarding());
         }
         int afterAnonymous = activeSessions();
-        // each request left a session (the first of them are ending already: the test server keeps them 5 s)
-        assertTrue(afterAnonymous >= sessionsBefore + 1_000, "the requests left sessions: " + afterAnonymous);
+        int made = SessionCounter.created() - createdBefore;
+        assertTrue(made >= 10_000, "each request left a session: " + made);
+        assertTrue(afterAnonymous <= sessionsBefore + 1_000, "at most 1 000 sessions nobody signed in to are kept: " + afterAnonymous);
         int ended = Await.until("the sessions nobody signed in to to end", Duration.ofSeconds(60), ResourceIT::activeSessions,
                 sessions -> sessions <= sessionsBefore + 10);
         long heapAfterAnonymous = heapAfterFullCollection();
@@ -144,12 +146,18 @@ class ResourceIT {
             assertEquals(200, session.open("admin/dead-letters.xhtml").status());
         }
         int afterSignIns = activeSessions();
+        for (int i = 0; i < 2_000; i++) {
+            assertEquals(200, viewer.get("api/runs?limit=1").status());
+        }
+        int afterApi = activeSessions();
         long heapAfterSignIns = heapAfterFullCollection();
         String figures = "sessions " + sessionsBefore + ", " + afterAnonymous + " after 10 000 requests without signing in, "
-                + ended + " once those ended, " + afterSignIns + " after 600 sign-ins of one user with a page each; heap after a full"
+                + ended + " once those ended, " + afterSignIns + " after 600 sign-ins of one user with a page each, " + afterApi
+                + " after 2 000 calls of the API; heap after a full"
                 + " collection " + before / mb + " MB, " + heapAfterAnonymous / mb + " MB, " + heapAfterSignIns / mb + " MB";
         System.out.println("sessions: " + figures);
         assertTrue(afterSignIns <= ended + 20 + 10, "a user keeps at most 20 signed-in sessions: " + figures);
+        assertTrue(afterApi <= afterSignIns + 2, "the API keeps no session: " + figures);
         // a signed-in session that showed a page holds some 40 KB here: 600 of them would be over 20 MB
         assertTrue(heapAfterSignIns - before < 16 * mb, figures);
     }

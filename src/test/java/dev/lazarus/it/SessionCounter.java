@@ -10,14 +10,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class SessionCounter implements HttpSessionListener {
 
     private static final AtomicInteger LIVE = new AtomicInteger();
+    private static final AtomicInteger CREATED = new AtomicInteger();
 
     static int live() {
         return LIVE.get();
     }
 
+    static int created() {
+        return CREATED.get();
+    }
+
     @Override
     public void sessionCreated(HttpSessionEvent event) {
         LIVE.incrementAndGet();
+        CREATED.incrementAndGet();
     }
 
     @Override

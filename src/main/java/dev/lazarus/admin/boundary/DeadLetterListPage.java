@@ -66,6 +66,10 @@ public class DeadLetterListPage implements Serializable {
      * again, not against whatever the filter matches by then (newest first, a new dead letter would shift the rows).
      */
     private long[] shownIds;
+    /** Of those, the ones the page offered a Requeue for (a row button is decoded only where one was drawn). */
+    private long[] offeredIds;
+    /** Whether this bean drew the page (see {@link FacesActions#outOfDate}). */
+    private boolean drawn;
 
     /** The page's filter; a filter it cannot read is shown as a warning and treated as none (nothing is offered in bulk). */
     public DeadLetterFilter getFilter() {
@@ -80,8 +84,12 @@ public class DeadLetterListPage implements Serializable {
         });
     }
 
-    /** The page's view action: reads the filter before the page is drawn (an action that returns nothing stays). */
+    /**
+     * The page's view action: reads the filter before the page is drawn (an action that returns nothing stays), and marks
+     * this bean as the one that drew the page.
+     */
     public void checkFilter() {
+        drawn = true;
         getFilter();
     }
 
@@ -94,15 +102,36 @@ public class DeadLetterListPage implements Serializable {
         return isFilterRefused() ? DeadLetterFilter.ALL : getFilter();
     }
 
+    /**
+     * The rows: on a postback, the rows the page showed, read again by their ids (so a button is decoded against the row
+     * it was drawn in); if one of them is gone meanwhile (purged), none, so no button acts on a row that moved up.
+     */
     public List<DeadLetterSummary> getItems() {
         return reads.once("items", () -> {
             if (shownIds != null && FacesContext.getCurrentInstance().isPostback()) {
-                return deadLetters.summaries(LongStream.of(shownIds).boxed().toList());
+                List<DeadLetterSummary> shown = deadLetters.summaries(LongStream.of(shownIds).boxed().toList());
+                if (shown.size() != shownIds.length) {
+                    FacesActions.warn("The list changed under the page (a dead letter it showed is gone), so nothing was done.");
+                    return List.of();
+                }
+                return shown;
             }
             List<DeadLetterSummary> items = deadLetters.list(filterOrAll(), 0, PAGE_SIZE);
             shownIds = items.stream().mapToLong(DeadLetterSummary::id).toArray();
+            offeredIds = items.stream().filter(DeadLetterSummary::canBeRequeued).mapToLong(DeadLetterSummary::id).toArray();
             return items;
         });
+    }
+
+    /**
+     * Whether the row of dead letter {@code id} has its Requeue button: whether the page offered one when it drew it. A
+     * button pressed on a row that changed meanwhile (requeued by someone else) acts, and the service says why not.
+     */
+    public boolean offered(long id) {
+        if (FacesContext.getCurrentInstance().isPostback()) {
+            return offeredIds != null && LongStream.of(offeredIds).anyMatch(offered -> offered == id);
+        }
+        return getItems().stream().anyMatch(d -> d.id() == id && d.canBeRequeued());
     }
 
     public long getTotal() {
@@ -157,6 +186,9 @@ public class DeadLetterListPage implements Serializable {
     }
 
     public String requeue(long id) {
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
         FacesActions.act(() -> requeueService.requeue(id), requeued -> "Run " + requeued.runId() + " requeued at step "
                 + requeued.stepName() + " (" + requeued.requeueMethod() + ").");
         return FacesActions.reload("dead-letters");
@@ -164,6 +196,9 @@ public class DeadLetterListPage implements Serializable {
 
     /** Starts a bulk requeue of what the filter matches; shows its progress page. */
     public String requeueAll() {
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
         if (isFilterRefused()) {
             FacesActions.warn("Nothing was requeued: the filter could not be read.");
             return null;

@@ -62,13 +62,20 @@ public class DeadLetterPage implements Serializable {
 
     // the view keeps its parameter and, between a postback's decoding and its action, what the form sent; what the
     // page shows is read per request (PageReads), so a view kept in the session holds next to nothing
-    private long id;
+    private String id;
+    private boolean drawn;
     private String note;
     private String fixPayload;
     private String fixOutput;
 
     public DeadLetter getDeadLetter() {
-        return reads.once("deadLetter", () -> deadLetters.find(id).orElse(null));
+        return reads.once("deadLetter", () -> getDeadLetterId() == null ? null : deadLetters.find(getDeadLetterId()).orElse(null));
+    }
+
+    /** Its audit trail's newest entries (a trail has no bound, its page has). */
+    public DeadLetters.Trail getTrail() {
+        return reads.once("trail", () -> getDeadLetterId() == null ? new DeadLetters.Trail(List.of(), 0)
+                : deadLetters.trail(getDeadLetterId(), DeadLetters.TRAIL_SHOWN));
     }
 
     public Run getRun() {
@@ -95,28 +102,40 @@ public class DeadLetterPage implements Serializable {
     }
 
     public String requeue() {
-        FacesActions.act(() -> requeueService.requeue(id), d -> "Requeued: the run resumes at step " + d.stepName()
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
+        FacesActions.act(() -> requeueService.requeue(getDeadLetterId()), d -> "Requeued: the run resumes at step " + d.stepName()
                 + " (" + d.requeueMethod() + ").");
         return reload();
     }
 
     /** Fix and continue: replace the run's payload, then requeue the step. */
     public String editAndRequeue() {
-        FacesActions.act(() -> requeueService.fixAndContinue(id, RequeueService.Fix.EDIT_PAYLOAD, fixPayload, note),
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
+        FacesActions.act(() -> requeueService.fixAndContinue(getDeadLetterId(), RequeueService.Fix.EDIT_PAYLOAD, fixPayload, note),
                 d -> "Payload replaced and requeued: the run resumes at step " + d.stepName() + ".");
         return reload();
     }
 
     /** Fix and continue: finish the stopped step with the output given; the run goes on at the next step. */
     public String completeStep() {
-        FacesActions.act(() -> requeueService.fixAndContinue(id, RequeueService.Fix.COMPLETE_STEP, fixOutput, note),
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
+        FacesActions.act(() -> requeueService.fixAndContinue(getDeadLetterId(), RequeueService.Fix.COMPLETE_STEP, fixOutput, note),
                 d -> "Step " + d.stepName() + " completed by hand: the run goes on.");
         return reload();
     }
 
     /** Fix and continue: skip the stopped step (a skippable one). */
     public String skipStep() {
-        FacesActions.act(() -> requeueService.fixAndContinue(id, RequeueService.Fix.SKIP_STEP, null, note),
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
+        FacesActions.act(() -> requeueService.fixAndContinue(getDeadLetterId(), RequeueService.Fix.SKIP_STEP, null, note),
                 d -> "Step " + d.stepName() + " skipped: the run goes on.");
         return reload();
     }
@@ -138,22 +157,34 @@ public class DeadLetterPage implements Serializable {
     public void setFixOutput(String fixOutput) { this.fixOutput = fixOutput; }
 
     public String investigate() {
-        FacesActions.act(() -> investigations.startInvestigation(id, note), "Taken into investigation.");
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
+        FacesActions.act(() -> investigations.startInvestigation(getDeadLetterId(), note), "Taken into investigation.");
         return reload();
     }
 
     public String addNote() {
-        FacesActions.act(() -> investigations.addNote(id, note), "Note added.");
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
+        FacesActions.act(() -> investigations.addNote(getDeadLetterId(), note), "Note added.");
         return reload();
     }
 
     public String resolve() {
-        FacesActions.act(() -> investigations.resolve(id, note), "Resolved.");
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
+        FacesActions.act(() -> investigations.resolve(getDeadLetterId(), note), "Resolved.");
         return reload();
     }
 
     public String discard() {
-        FacesActions.act(() -> investigations.discard(id, note), "Discarded; the evidence is kept.");
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
+        FacesActions.act(() -> investigations.discard(getDeadLetterId(), note), "Discarded; the evidence is kept.");
         return reload();
     }
 
@@ -165,8 +196,19 @@ public class DeadLetterPage implements Serializable {
         return FacesActions.reload("dead-letter");
     }
 
-    public long getId() { return id; }
-    public void setId(long id) { this.id = id; }
+    /** The page's view action: it drew this page (a button pressed on it is decoded by this bean, see FacesActions#outOfDate). */
+    public void draw() {
+        drawn = true;
+        FacesActions.idOf(id, "dead letter");
+    }
+
+    /** The dead letter's id from the address, or null if it names none. */
+    public Long getDeadLetterId() {
+        return FacesActions.idOf(id, null);
+    }
+
+    public String getId() { return id; }
+    public void setId(String id) { this.id = id; }
     public String getNote() { return note; }
     public void setNote(String note) { this.note = note; }
 }

@@ -52,8 +52,7 @@ public class ExpiredViews extends ExceptionHandlerFactory {
             FacesContext faces = FacesContext.getCurrentInstance();
             ExternalContext external = faces.getExternalContext();
             external.getFlash().setKeepMessages(true);
-            faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_WARN, "This page was out of date (it was open too"
-                    + " long, or in too many tabs), so nothing was done. Here it is again: check it and try once more.", null));
+            faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_WARN, FacesActions.OUT_OF_DATE, null));
             try {
                 external.redirect(pageOf(external, expired.getViewId()));
             } catch (IOException e) {

@@ -46,6 +46,52 @@ final class FacesActions {
         return view + "?faces-redirect=true&includeViewParams=true";
     }
 
+    /**
+     * Whether a button was pressed on a page this bean did not draw: the session no longer kept the bean that drew it
+     * (it keeps a few, see web.xml), and a new one knows nothing of what the page showed (its filter, its rows). Then
+     * nothing is done, and the page says so; the operator presses again on the page as it is now.
+     */
+    static boolean outOfDate(boolean drawn) {
+        if (drawn) {
+            return false;
+        }
+        FacesContext faces = FacesContext.getCurrentInstance();
+        faces.getExternalContext().getFlash().setKeepMessages(true);
+        warn(OUT_OF_DATE);
+        try {
+            // the page as it is now, at its own address (which the new bean does not know: the browser does)
+            faces.getExternalContext().redirect(ExpiredViews.pageOf(faces.getExternalContext(), faces.getViewRoot().getViewId()));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        faces.responseComplete();
+        return true;
+    }
+
+    static final String OUT_OF_DATE = "This page was out of date (it was open too long, or in too many tabs), so nothing was"
+            + " done. Here it is again: check it and try once more.";
+
+    /**
+     * A page's id parameter as a number; null when it is missing or none, and then (if {@code what} names the thing)
+     * the page says so instead of showing "no such thing 0".
+     */
+    static Long idOf(String id, String what) {
+        if (id == null || id.isBlank()) {
+            if (what != null) {
+                warn("No " + what + " named: the address needs ?id=");
+            }
+            return null;
+        }
+        try {
+            return Long.valueOf(id.strip());
+        } catch (NumberFormatException e) {
+            if (what != null) {
+                warn("'" + dev.lazarus.platform.control.Text.printable(id, 40) + "' is not a " + what + " id (a whole number).");
+            }
+            return null;
+        }
+    }
+
     static void warn(String text) {
         FacesContext.getCurrentInstance().addMessage(null, new FacesMessage(FacesMessage.SEVERITY_WARN, text, null));
     }

@@ -11,23 +11,21 @@ import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Clocks;
 import dev.lazarus.platform.control.Problem;
-import jakarta.faces.view.ViewScoped;
+import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
-import java.io.Serializable;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The simple lists of the admin pages: runs, the investigation queue, requeue jobs, and one job's progress.
- * View-scoped for the same reason as {@link DeadLetterPage}: Cancel acts on the job the page shows.
+ * The simple lists of the admin pages: runs, the investigation queue, requeue jobs. They have no buttons, so they are
+ * request-scoped: a view-scoped bean of a page without a form would take a place among the few a session keeps (web.xml)
+ * without the view that goes with it, and push out the bean of a page whose buttons still need it.
  */
 @Named
-@ViewScoped
-public class ListPages implements Serializable {
-
-    private static final long serialVersionUID = 1L;
+@RequestScoped
+public class ListPages {
 
     static final int PAGE_SIZE = 100;
 
@@ -46,9 +44,7 @@ public class ListPages implements Serializable {
     @Inject
     PageReads reads;
 
-    // the view keeps its parameters; what the page shows is read per request (PageReads)
     private String state;
-    private long jobId;
 
     /** The run list's state filter; one that is none is shown as a warning and treated as no filter. */
     public RunState readRunFilter() {
@@ -83,25 +79,12 @@ public class ListPages implements Serializable {
         return reads.once("jobs", () -> requeueJobs.recent(PAGE_SIZE));
     }
 
-    public RequeueJob getJob() {
-        return reads.once("job", () -> requeueJobs.find(jobId).orElse(null));
-    }
-
-    public int getJobPercent() {
-        RequeueJob current = getJob();
-        if (current == null || current.total() == 0) {
-            return 100;
-        }
-        return (int) Math.min(100, (current.requeued() + current.skipped()) * 100 / current.total());
-    }
-
-    public String cancelJob() {
-        FacesActions.act(() -> requeueJobs.cancel(jobId), "Cancel requested; the job stops after its current batch.");
-        return FacesActions.reload("requeue-job");
+    public String filterOf(RequeueJob requeueJob) {
+        return describe(requeueJob);
     }
 
     /** The job's filter as an operator reads it: every part of it, or "every open dead letter". */
-    public String filterOf(RequeueJob requeueJob) {
+    static String describe(RequeueJob requeueJob) {
         DeadLetterFilter filter = requeueJob.filter();
         List<String> parts = new java.util.ArrayList<>();
         if (filter.reason() != null) parts.add("reason " + filter.reason());
@@ -122,6 +105,4 @@ public class ListPages implements Serializable {
 
     public String getState() { return state; }
     public void setState(String state) { this.state = state; }
-    public long getJobId() { return jobId; }
-    public void setJobId(long jobId) { this.jobId = jobId; }
 }

@@ -1,6 +1,7 @@
 package dev.lazarus.deadletter.boundary;
 
 import dev.lazarus.deadletter.control.DeadLetterSummary;
+import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterEvent;
 import dev.lazarus.platform.control.Jsonp;
@@ -21,7 +22,7 @@ public record DeadLetterView(long id, String reason, String reasonLabel, String 
                              String errorMessage, String stackTrace, JsonValue runSnapshot, String messageBody,
                              String detectedBy, Instant createdAt, Instant updatedAt, String requeuedBy,
                              Instant requeuedAt, String requeueMethod, String closedBy, Instant closedAt, String traceId, String cause,
-                             List<EventView> history) {
+                             List<EventView> history, Long historyTotal) {
 
     public static DeadLetterView summary(DeadLetterSummary d) {
         return new DeadLetterView(d.id(), d.reason().name(), d.reason().label(), d.reason().severity().name(),
@@ -29,16 +30,18 @@ public record DeadLetterView(long id, String reason, String reasonLabel, String 
                 d.deadLetterQueue(), d.dlqMessageMissing(), d.dlqCheckedAt(), d.messageId(), d.generation(), d.attempts(),
                 d.exceptionClass(), d.errorMessage(), null, null, null,
                 d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod(),
-                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), null);
+                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), null, null);
     }
 
-    public static DeadLetterView detail(DeadLetter d) {
+    /** In full, with the newest entries of its audit trail ({@code historyTotal}: how many it has in all). */
+    public static DeadLetterView detail(DeadLetter d, DeadLetters.Trail trail) {
         return new DeadLetterView(d.id(), d.reason().name(), d.reason().label(), d.reason().severity().name(),
                 d.reason().priority(), d.status().name(), d.runId(), d.pipeline(), d.stepName(), d.queue(),
                 d.deadLetterQueue(), d.dlqMessageMissing(), d.dlqCheckedAt(), d.messageId(), d.generation(), d.attempts(),
                 d.exceptionClass(), d.errorMessage(), d.stackTrace(), Jsonp.valueOf(d.runSnapshot()), d.messageBody(),
                 d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod(),
-                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), d.events().stream().map(EventView::of).toList());
+                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), trail.entries().stream().map(EventView::of).toList(),
+                trail.total());
     }
 
     /** One entry of the audit trail; {@code detail} is what a fix by hand changed (a JSON object), if it was one. */

@@ -8,6 +8,7 @@ import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.pipeline.control.Payloads;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
+import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -18,7 +19,10 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.Set;
 import java.io.InputStream;
 
 /**
@@ -30,8 +34,20 @@ import java.io.InputStream;
 @Produces(MediaType.APPLICATION_JSON)
 public class DeadLettersResource {
 
-    /** A note has at most 4000 characters (as UTF-8, up to four bytes each), the body around it a little more. */
-    static final int MAX_BODY = 20 * 1024;
+    /** The query parameters of the list and of the causes. */
+    static final Set<String> CAUSE_PARAMETERS = Set.of("reason", "status", "runId", "open", "pipeline", "step", "from", "to", "error");
+    static final Set<String> LIST_PARAMETERS = Set.of("reason", "status", "runId", "open", "pipeline", "step", "from", "to", "error",
+            "cause", "offset", "limit");
+
+    private static boolean openOnly(String open) {
+        return Boolean.TRUE.equals(QueryParams.bool("open", open));
+    }
+
+    /**
+     * A note has at most 4 000 characters; a client may send each as a JSON escape ({@code \u00e9}: six bytes), and the
+     * body around it a little more.
+     */
+    static final int MAX_BODY = 32 * 1024;
 
     @Inject
     DeadLetters deadLetters;
@@ -51,14 +67,15 @@ public class DeadLettersResource {
     /** Newest first, filtered by any of reason, status, run, open, pipeline, step, time window, error text and cause. */
     @GET
     public Page<DeadLetterView> list(@QueryParam("reason") String reason, @QueryParam("status") String status,
-                                     @QueryParam("runId") String runId, @QueryParam("open") boolean openOnly,
+                                     @QueryParam("runId") String runId, @QueryParam("open") String open,
                                      @QueryParam("pipeline") String pipeline, @QueryParam("step") String step,
                                      @QueryParam("from") String from, @QueryParam("to") String to,
                                      @QueryParam("error") String error, @QueryParam("cause") String cause,
-                                     @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
-        DeadLetterFilter filter = Filters.of(reason, status, runId, openOnly, pipeline, step, from, to, error, cause);
-        int first = Page.offset(offset);
-        int size = Page.limit(limit);
+                                     @QueryParam("offset") String offset, @QueryParam("limit") String limit, @Context UriInfo uri) {
+        QueryParams.onlyKnown(uri, LIST_PARAMETERS);
+        DeadLetterFilter filter = Filters.of(reason, status, runId, openOnly(open), pipeline, step, from, to, error, cause);
+        int first = QueryParams.offset(offset);
+        int size = QueryParams.limit(limit);
         return new Page<>(deadLetters.list(filter, first, size).stream().map(DeadLetterView::summary).toList(),
                 deadLetters.count(filter), first, size);
     }
@@ -71,11 +88,12 @@ public class DeadLettersResource {
     @GET
     @Path("causes")
     public DeadLetters.Causes causes(@QueryParam("reason") String reason, @QueryParam("status") String status,
-                                     @QueryParam("runId") String runId, @QueryParam("open") boolean openOnly,
+                                     @QueryParam("runId") String runId, @QueryParam("open") String open,
                                      @QueryParam("pipeline") String pipeline, @QueryParam("step") String step,
                                      @QueryParam("from") String from, @QueryParam("to") String to,
-                                     @QueryParam("error") String error) {
-        return deadLetters.causes(Filters.of(reason, status, runId, openOnly, pipeline, step, from, to, error, null));
+                                     @QueryParam("error") String error, @Context UriInfo uri) {
+        QueryParams.onlyKnown(uri, CAUSE_PARAMETERS);
+        return deadLetters.causes(Filters.of(reason, status, runId, openOnly(open), pipeline, step, from, to, error, null));
     }
 
     /** Totals per reason and status, the oldest open one, the newest, and the average time to resolution. */
@@ -90,10 +108,12 @@ public class DeadLettersResource {
     @Path("investigation-queue")
     public Page<DeadLetterView> investigationQueue(@QueryParam("reason") String reason, @QueryParam("pipeline") String pipeline,
                                                    @QueryParam("step") String step,
-                                                   @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
+                                                   @QueryParam("offset") String offset, @QueryParam("limit") String limit,
+                                                   @Context UriInfo uri) {
+        QueryParams.onlyKnown(uri, Set.of("reason", "pipeline", "step", "offset", "limit"));
         DeadLetterFilter filter = Filters.of(reason, null, null, true, pipeline, step, null, null, null, null);
-        int first = Page.offset(offset);
-        int size = Page.limit(limit);
+        int first = QueryParams.offset(offset);
+        int size = QueryParams.limit(limit);
         return new Page<>(deadLetters.investigationQueue(filter, first, size).stream().map(DeadLetterView::summary).toList(),
                 deadLetters.count(filter), first, size);
     }
@@ -101,7 +121,7 @@ public class DeadLettersResource {
     @GET
     @Path("{id}")
     public DeadLetterView get(@PathParam("id") long id) {
-        return deadLetters.find(id).map(DeadLetterView::detail).orElseThrow(() -> Problem.notFound("no dead letter " + id));
+        return deadLetters.find(id).map(d -> DeadLetterView.detail(d, deadLetters.trail(id, DeadLetters.TRAIL_SHOWN))).orElseThrow(() -> Problem.notFound("no dead letter " + id));
     }
 
     /** Needs the operator role (enforced by the service); the operator is the authenticated caller. */
@@ -146,7 +166,7 @@ public class DeadLettersResource {
     }
 
     private JsonObject fixRequest(InputStream body, String expected) {
-        return JsonBodies.readOptionalObject(body, payloads.maxBytes() + MAX_BODY, expected);
+        return JsonBodies.readOptionalObject(body, payloads.requestBytes() + MAX_BODY, expected);
     }
 
     private static void requireOnly(JsonObject request, String... names) {

@@ -77,10 +77,19 @@ public final class Filters {
         if (value == null || value.isBlank()) {
             return null;
         }
+        Instant instant;
         try {
-            return Instant.parse(value.trim());
+            instant = Instant.parse(value.trim());
         } catch (DateTimeParseException e) {
             throw Problem.badRequest(name + " must be an ISO-8601 instant such as 2026-11-22T06:00:00Z, was '" + Text.printable(value, 100) + "'");
         }
+        // Java reads years up to a billion; the database's time stamps and anything anyone means end long before
+        if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
+            throw Problem.badRequest(name + " must be between " + EARLIEST + " and " + LATEST + ", was '" + Text.printable(value, 100) + "'");
+        }
+        return instant;
     }
+
+    private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 }

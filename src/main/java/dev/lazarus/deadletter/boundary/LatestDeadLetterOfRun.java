@@ -28,7 +28,7 @@ public class LatestDeadLetterOfRun implements RunDeadLetters {
 
     @Override
     public Optional<JsonObject> latestFor(UUID runId) {
-        return deadLetters.latestFor(runId).map(DeadLetterView::detail).map(view -> {
+        return deadLetters.latestFor(runId).map(d -> DeadLetterView.detail(d, deadLetters.trail(d.id(), DeadLetters.TRAIL_SHOWN))).map(view -> {
             try (var reader = JSON.createReader(new StringReader(JSONB.toJson(view)))) {
                 return reader.readObject();
             }

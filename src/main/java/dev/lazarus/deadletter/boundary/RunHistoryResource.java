@@ -37,7 +37,7 @@ public class RunHistoryResource {
         }
         RunHistory.History found = history.of(runId).orElseThrow(() -> Problem.notFound("no run " + id));
         return new HistoryView(RunView.summary(found.run()), found.run().traceId(), found.dispatches(),
-                found.deadLetters().stream().map(DeadLetterSummary::of).map(DeadLetterView::summary).toList(), found.timeline());
+                found.deadLetters().stream().map(DeadLetterView::summary).toList(), found.timeline());
     }
 
     public record HistoryView(RunView run, String traceId, List<RunHistory.Dispatch> dispatches, List<DeadLetterView> deadLetters,

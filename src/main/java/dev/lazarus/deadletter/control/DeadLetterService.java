@@ -87,6 +87,17 @@ public class DeadLetterService {
     @Inject
     Clock clock;
 
+    @jakarta.annotation.Resource
+    jakarta.ejb.SessionContext session;
+
+    /**
+     * How long a run must have been still before a message of its live dispatch found in a DLQ may stop it as
+     * undeliverable (its own message could otherwise be waiting out a redelivery delay, unseen by the brokers' counts).
+     */
+    @Inject
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "lazarus.reconcile.undeliverable-after", defaultValue = "PT2M")
+    java.time.Duration undeliverableAfter;
+
     /** Records the dead letter in the caller's transaction and, if it is about the run's current dispatch, stops the run. */
     public DeadLetter record(DeadLetterReport report) {
         return recordAll(List.of(report), List.of(), false).get(0);
@@ -429,8 +440,15 @@ public class DeadLetterService {
         // message without an id is already taken: a requeue meanwhile finds it gone and dispatches from the database)
         known.ifPresent(d -> em.lock(d, LockModeType.PESSIMISTIC_WRITE));
         boolean recordedNow = known.isEmpty();
-        DlqMessage judged = message;
-        DeadLetter deadLetter = known.orElseGet(() -> record(reportFor(step, judged)));
+        DeadLetterReport report = known.isPresent() ? null : reportFor(step, message);
+        if (known.isEmpty() && report == null) {
+            // not judged yet (see reportFor): left as it is for a later pass; a message taken to be judged goes back
+            if (taken) {
+                session.setRollbackOnly();
+            }
+            return Explanation.NOTHING;
+        }
+        DeadLetter deadLetter = known.orElseGet(() -> record(report));
         em.flush(); // the id must exist before the message is marked with it
         // parked again, marked: the same message with the dead letter's token, so no later pass reads it again
         if (taken || deadLetterQueues.takeMessage(message.broker(), step.deadLetterQueue(), message.messageId())) {
@@ -450,6 +468,8 @@ public class DeadLetterService {
      * could not write the diagnostics) moved it here from the step's own queue, and no other message of the dispatch
      * waits in that queue or is being delivered from it. Anything else (a copy put here by hand, a message of a dispatch
      * the run has moved past, of another step or pipeline) is dead-lettered on its own and leaves the run as it is.
+     * Null if it cannot be judged yet: the message looks like the live dispatch, but the run moved within
+     * {@code lazarus.reconcile.undeliverable-after}, so its own message may be waiting out a redelivery delay.
      */
     private DeadLetterReport reportFor(StepDefinition step, DlqMessage message) {
         String found = "found in " + step.deadLetterQueue() + " with no diagnostics: ";
@@ -494,6 +514,12 @@ public class DeadLetterService {
                 + execution.map(StepExecution::deliveries).orElse(0) + "+ time(s)";
         boolean exhausted = step.retryPolicy().exhaustedBy(failures)
                 || step.retryPolicy().interruptedTooOften(execution.map(StepExecution::interrupted).orElse(0));
+        if (!exhausted && run.updatedAt().isAfter(clock.instant().minus(undeliverableAfter))) {
+            // The run moved lately, so its dispatch is alive: its own message may be waiting out a redelivery delay,
+            // where no count of the brokers sees it. A message that looks like that dispatch is judged only once the run
+            // has been still for a while: a copy by then is stale (the run moved on), the real one undeliverable.
+            return null;
+        }
         return new DeadLetterReport(exhausted ? DeadLetterReason.RETRIES_EXHAUSTED : DeadLetterReason.UNDELIVERABLE,
                 step.queue(), run.id(), step.pipeline(), stepName, message.generation(), message.messageId(), null, attempts,
                 null, found + (exhausted ? "the step used its attempts but the consumer could not record why (" + counts + ")"
@@ -586,7 +612,8 @@ public class DeadLetterService {
         String full = snapshot(run, builder -> {
             try (var reader = JSON.createReader(new StringReader(run.payload()))) {
                 builder.add("payload", reader.readValue());
-            } catch (JsonException notJson) {
+            } catch (RuntimeException notJson) {
+                // not JSON, or nested deeper than the parser reads: kept as the text it is
                 builder.add("payload", run.payload());
             }
         });

@@ -43,4 +43,9 @@ public record DeadLetterSummary(long id, DeadLetterReason reason, DeadLetterStat
     public boolean canBeRequeued() {
         return requeueable;
     }
+
+    /** See {@link DeadLetter#keepsRunStopped()}. */
+    public boolean keepsRunStopped() {
+        return DeadLetter.keepsRunStopped(runId, reason, status);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterEvent;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.Fingerprint;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
@@ -29,12 +30,32 @@ public class DeadLetters {
     @PersistenceContext
     EntityManager em;
 
-    /** One dead letter with its audit trail loaded, ready to be shown after the transaction. */
+    /** How many entries of a dead letter's audit trail its view shows: the newest (a trail can be added to without end). */
+    public static final int TRAIL_SHOWN = 100;
+
+    /** One dead letter, without its audit trail (see {@link #trail}: the trail has no bound, a view of it has). */
     public Optional<DeadLetter> find(long id) {
-        return em.createQuery("select d from DeadLetter d left join fetch d.events where d.id = :id", DeadLetter.class)
-                .setParameter("id", id)
-                .getResultStream()
-                .findFirst();
+        return Optional.ofNullable(em.find(DeadLetter.class, id));
+    }
+
+    /** The newest {@code max} entries of a dead letter's audit trail, in the order they happened, and how many it has. */
+    public Trail trail(long deadLetterId, int max) {
+        long total = em.createQuery("select count(e) from DeadLetterEvent e where e.deadLetter.id = :id", Long.class)
+                .setParameter("id", deadLetterId).getSingleResult();
+        List<DeadLetterEvent> newest = new ArrayList<>(em.createQuery("select e from DeadLetterEvent e where e.deadLetter.id = :id"
+                        + " order by e.at desc, e.id desc", DeadLetterEvent.class)
+                .setParameter("id", deadLetterId).setMaxResults(max).getResultList());
+        java.util.Collections.reverse(newest);
+        return new Trail(newest, total);
+    }
+
+    /** Entries of an audit trail, oldest first, and how many the trail has in all ({@code total}). */
+    public record Trail(List<DeadLetterEvent> entries, long total) {
+
+        /** Whether older entries are left out. */
+        public boolean cut() {
+            return total > entries.size();
+        }
     }
 
     /** Newest first, as summaries (what a list shows, nothing more). */
@@ -256,13 +277,21 @@ public class DeadLetters {
      * clocks say reliably; then by when it was recorded.
      */
     public Optional<DeadLetter> latestFor(UUID runId) {
+        return latestIdFor(runId).flatMap(this::find);
+    }
+
+    /** The same, as a summary. */
+    public Optional<DeadLetterSummary> latestSummaryFor(UUID runId) {
+        return latestIdFor(runId).flatMap(id -> summaries(List.of(id)).stream().findFirst());
+    }
+
+    private Optional<Long> latestIdFor(UUID runId) {
         return em.createQuery("select d.id from DeadLetter d where d.runId = :run and d.reason not in :aboutMessage"
                         + " order by d.generation desc nulls last, d.createdAt desc, d.id desc", Long.class)
                 .setParameter("run", runId)
                 .setParameter("aboutMessage", DeadLetterReason.ABOUT_A_MESSAGE)
                 .setMaxResults(1)
                 .getResultStream()
-                .findFirst()
-                .flatMap(this::find);
+                .findFirst();
     }
 }

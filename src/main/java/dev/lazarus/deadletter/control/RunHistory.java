@@ -1,6 +1,6 @@
 package dev.lazarus.deadletter.control;
 
-import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
@@ -51,13 +51,15 @@ public class RunHistory {
         Run run = found.get();
         List<StepExecution> executions = runs.steps(runId);
         // the newest ones, if there are more (messages sent by hand that name the run can be many), and the run's own
-        List<DeadLetter> deadLetters = new ArrayList<>(em.createQuery("select d from DeadLetter d where d.runId = :run order by d.createdAt desc, d.id desc",
-                DeadLetter.class).setParameter("run", runId).setMaxResults(MAX_DEAD_LETTERS).getResultList());
-        Optional<DeadLetter> latest = allDeadLetters.latestFor(runId);
-        latest.filter(d -> deadLetters.stream().noneMatch(shown -> shown.id().equals(d.id()))).ifPresent(deadLetters::add);
-        deadLetters.sort(Comparator.comparing(DeadLetter::createdAt).thenComparing(DeadLetter::id));
-        DeadLetter heldBy = run.state() == dev.lazarus.pipeline.entity.RunState.DEAD_LETTERED
-                ? latest.filter(DeadLetter::keepsRunStopped).orElse(null) : null;
+        // as summaries: a run's story tells of its dead letters, it does not need their snapshots and traces
+        List<DeadLetterSummary> deadLetters = new ArrayList<>(em.createQuery(DeadLetterSummary.SELECT + " where d.runId = :run"
+                        + " order by d.createdAt desc, d.id desc", DeadLetterSummary.class).setParameter("run", runId)
+                .setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).setMaxResults(MAX_DEAD_LETTERS).getResultList());
+        Optional<DeadLetterSummary> latest = allDeadLetters.latestSummaryFor(runId);
+        latest.filter(d -> deadLetters.stream().noneMatch(shown -> shown.id() == d.id())).ifPresent(deadLetters::add);
+        deadLetters.sort(Comparator.comparing(DeadLetterSummary::createdAt).thenComparing(DeadLetterSummary::id));
+        DeadLetterSummary heldBy = run.state() == dev.lazarus.pipeline.entity.RunState.DEAD_LETTERED
+                ? latest.filter(DeadLetterSummary::keepsRunStopped).orElse(null) : null;
 
         List<Dispatch> dispatches = new ArrayList<>();
         TreeSet<Long> generations = new TreeSet<>();
@@ -70,9 +72,9 @@ public class RunHistory {
         Long previous = null;
         for (long generation : generations) {
             Optional<StepExecution> execution = executions.stream().filter(e -> e.generation() == generation).findFirst();
-            Optional<DeadLetter> stoppedBy = deadLetters.stream()
+            Optional<DeadLetterSummary> stoppedBy = deadLetters.stream()
                     .filter(d -> !d.reason().aboutMessage() && d.generation() != null && d.generation() == generation).findFirst();
-            String step = execution.map(StepExecution::stepName).orElseGet(() -> stoppedBy.map(DeadLetter::stepName)
+            String step = execution.map(StepExecution::stepName).orElseGet(() -> stoppedBy.map(DeadLetterSummary::stepName)
                     .orElse(generation == run.generation() ? run.currentStep() : null));
             dispatches.add(new Dispatch(generation, step, origin(previous, generation, executions, deadLetters),
                     execution.map(e -> e.state().name()).orElse(stoppedBy.isPresent() ? "NOT_STARTED"
@@ -81,18 +83,18 @@ public class RunHistory {
                     execution.map(StepExecution::deliveries).orElse(0),
                     execution.map(StepExecution::firstAttemptAt).orElse(null), execution.map(StepExecution::finishedAt).orElse(null),
                     execution.map(RunHistory::took).orElse(null), execution.map(StepExecution::lastError).orElse(null),
-                    stoppedBy.map(DeadLetter::id).orElse(null), stoppedBy.map(DeadLetter::messageId).orElse(null)));
+                    stoppedBy.map(DeadLetterSummary::id).orElse(null), stoppedBy.map(DeadLetterSummary::messageId).orElse(null)));
             previous = generation;
         }
         return Optional.of(new History(run, heldBy, dispatches, deadLetters, timeline(run, executions, deadLetters)));
     }
 
     /** Where dispatch {@code generation} came from, judged by the dispatch before it. */
-    private static String origin(Long previous, long generation, List<StepExecution> executions, List<DeadLetter> deadLetters) {
+    private static String origin(Long previous, long generation, List<StepExecution> executions, List<DeadLetterSummary> deadLetters) {
         if (previous == null) {
             return generation == 1 ? "submitted" : "dispatched";
         }
-        Optional<DeadLetter> requeued = deadLetters.stream()
+        Optional<DeadLetterSummary> requeued = deadLetters.stream()
                 .filter(d -> d.status() == DeadLetterStatus.REQUEUED && d.generation() != null && d.generation() == (long) previous)
                 .findFirst();
         if (requeued.isPresent()) {
@@ -113,7 +115,7 @@ public class RunHistory {
         return end == null ? null : Duration.between(execution.firstAttemptAt(), end).toMillis();
     }
 
-    private static List<Event> timeline(Run run, List<StepExecution> executions, List<DeadLetter> deadLetters) {
+    private static List<Event> timeline(Run run, List<StepExecution> executions, List<DeadLetterSummary> deadLetters) {
         List<Event> events = new ArrayList<>();
         events.add(new Event(run.createdAt(), "STARTED", null, null, "run started (pipeline " + run.pipeline() + ")", null));
         for (StepExecution e : executions) {
@@ -129,7 +131,7 @@ public class RunHistory {
                         "step " + e.stepName() + " " + e.state().name().toLowerCase() + " after " + e.attempts() + " attempt(s)", null));
             }
         }
-        for (DeadLetter d : deadLetters) {
+        for (DeadLetterSummary d : deadLetters) {
             events.add(new Event(d.createdAt(), "DEAD_LETTER", d.stepName(), d.generation(),
                     "dead letter " + d.id() + ": " + d.reason().label() + " (found by " + d.detectedBy() + ")", d.id()));
             if (d.closedAt() != null) {
@@ -149,7 +151,7 @@ public class RunHistory {
      * The run's story; {@code heldBy} is the dead letter that holds it while it is {@code DEAD_LETTERED} (open, or
      * resolved or discarded), null otherwise.
      */
-    public record History(Run run, DeadLetter heldBy, List<Dispatch> dispatches, List<DeadLetter> deadLetters, List<Event> timeline) {
+    public record History(Run run, DeadLetterSummary heldBy, List<Dispatch> dispatches, List<DeadLetterSummary> deadLetters, List<Event> timeline) {
     }
 
     /**

@@ -295,6 +295,11 @@ public class DeadLetter {
      * it since (open, resolved or discarded). See the class comment.
      */
     public boolean keepsRunStopped() {
+        return keepsRunStopped(runId, reason, status);
+    }
+
+    /** The rule of {@link #keepsRunStopped()}, for a dead letter read as a summary. */
+    public static boolean keepsRunStopped(UUID runId, DeadLetterReason reason, DeadLetterStatus status) {
         return runId != null && !reason.aboutMessage() && status != DeadLetterStatus.REQUEUED;
     }
 

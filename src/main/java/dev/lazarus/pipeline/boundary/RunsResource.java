@@ -52,6 +52,7 @@ import java.util.UUID;
 public class RunsResource {
 
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final java.util.Set<String> LIST_PARAMETERS = java.util.Set.of("state", "deadLettered", "pipeline", "offset", "limit");
     private static final String BATCH_SHAPE = "{\"runs\": [{\"pipeline\": \"...\", \"payload\": {...}}, ...]}";
 
     @Inject
@@ -183,9 +184,11 @@ public class RunsResource {
     }
 
     @GET
-    public Page<RunView> list(@QueryParam("state") String state, @QueryParam("deadLettered") Boolean deadLettered,
+    public Page<RunView> list(@QueryParam("state") String state, @QueryParam("deadLettered") String deadLetteredParam,
                               @QueryParam("pipeline") String pipeline,
-                              @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
+                              @QueryParam("offset") String offset, @QueryParam("limit") String limit, @Context UriInfo uri) {
+        QueryParams.onlyKnown(uri, LIST_PARAMETERS);
+        Boolean deadLettered = QueryParams.bool("deadLettered", deadLetteredParam);
         RunState wanted = QueryParams.enumValue(RunState.class, "state", state);
         pipeline = TextInput.name("pipeline", pipeline, Run.NAME_LENGTH);
         if (Boolean.TRUE.equals(deadLettered)) {
@@ -194,15 +197,15 @@ public class RunsResource {
             }
             wanted = RunState.DEAD_LETTERED;
         }
-        int first = Page.offset(offset);
-        int size = Page.limit(limit);
+        int first = QueryParams.offset(offset);
+        int size = QueryParams.limit(limit);
         return new Page<>(runs.list(wanted, pipeline, first, size).stream().map(RunView::summary).toList(),
                 runs.count(wanted, pipeline), first, size);
     }
 
     /** The whole request may be the payload limit plus room for the envelope. */
     private JsonObject readRequest(InputStream body) {
-        int limit = payloads.maxBytes() + 4096;
+        int limit = payloads.requestBytes() + 4096;
         return JsonBodies.readObject(body, limit, "{\"pipeline\": \"...\", \"payload\": {...}}",
                 "the request is larger than " + limit + " bytes; payloads may have at most " + payloads.maxBytes()
                         + " bytes (lazarus.run.max-payload-bytes)");

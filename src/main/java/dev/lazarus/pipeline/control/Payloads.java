@@ -46,6 +46,15 @@ public class Payloads {
     }
 
     /**
+     * How many bytes of a request a payload within the limit may take: its text may be spelt with JSON escapes, which
+     * take up to three times the bytes of the UTF-8 the limit counts ({@code \ud83d\ude00}, twelve bytes, for an emoji
+     * of four), so a request is refused for its size only when no spelling of its payload could be within the limit.
+     */
+    public int requestBytes() {
+        return (int) Math.min(Integer.MAX_VALUE - 8, 3L * maxBytes);
+    }
+
+    /**
      * A payload a client or an operator sends, checked.
      *
      * @param field what the request calls it ({@code runs[3].'payload'}, {@code 'output'}), for the refusal
@@ -60,7 +69,47 @@ public class Payloads {
         if (value.toString().getBytes(StandardCharsets.UTF_8).length > maxBytes) {
             throw Problem.tooLarge(field + " is larger than " + maxBytes + " bytes (" + SIZE_PROPERTY + ")");
         }
+        String broken = halfOfASurrogatePair(value);
+        if (broken != null) {
+            // JSON can escape one (\udc00); stored as UTF-8 it would silently become '?'
+            throw Problem.badRequest(field + " holds half of a surrogate pair (not a character) in " + broken);
+        }
         return value.asJsonObject();
+    }
+
+    /** Whether the value holds a lone surrogate, in a string or a name ("a string", "a name"), or null. */
+    private static String halfOfASurrogatePair(JsonValue value) {
+        java.util.Deque<JsonValue> pending = new java.util.ArrayDeque<>();
+        pending.push(value);
+        while (!pending.isEmpty()) {
+            JsonValue each = pending.pop();
+            if (each instanceof jakarta.json.JsonString string && broken(string.getString())) {
+                return "a string";
+            }
+            if (each instanceof JsonObject object) {
+                for (var member : object.entrySet()) {
+                    if (broken(member.getKey())) {
+                        return "a name";
+                    }
+                    pending.push(member.getValue());
+                }
+            } else if (each instanceof jakarta.json.JsonArray array) {
+                array.forEach(pending::push);
+            }
+        }
+        return null;
+    }
+
+    private static boolean broken(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The same, from JSON text (an admin page's text box): also a 400 if it is not JSON at all. */
@@ -68,10 +117,8 @@ public class Payloads {
         if (text == null || text.isBlank()) {
             throw Problem.badRequest(field + " is required: a JSON object");
         }
-        if (text.length() > 4L * maxBytes) {
-            // not even worth parsing: whitespace aside, its compact form cannot be within the limit
-            throw Problem.tooLarge(field + " is larger than " + maxBytes + " bytes (" + SIZE_PROPERTY + ")");
-        }
+        // (no length check before parsing: indented text, as the admin page shows a payload, is far longer than its
+        // compact form; the request's own limit bounds what reaches here)
         JsonValue value;
         try (var reader = JSON.createReader(new StringReader(text))) {
             value = reader.readValue();

@@ -209,8 +209,8 @@ public class Runs {
      */
     private String callerKey(String submissionKey, String suffix) {
         String key = session.getCallerPrincipal().getName() + ":" + submissionKey;
-        if (key.length() + suffix.length() > Run.SUBMISSION_KEY_LENGTH) {
-            int room = Run.SUBMISSION_KEY_LENGTH - (key.length() + suffix.length() - submissionKey.length());
+        if (key.length() + suffix.length() > Run.STORED_SUBMISSION_KEY_LENGTH) {
+            int room = Run.STORED_SUBMISSION_KEY_LENGTH - (key.length() + suffix.length() - submissionKey.length());
             throw Problem.badRequest(room > 0 ? "the Idempotency-Key is too long for this user name"
                     + (suffix.isEmpty() ? "" : " and batch") + ": at most " + room + " characters"
                     : "this user name is too long to use Idempotency-Keys");

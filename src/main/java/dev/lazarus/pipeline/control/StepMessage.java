@@ -2,10 +2,10 @@ package dev.lazarus.pipeline.control;
 
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
+import dev.lazarus.platform.control.Text;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
-import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -78,16 +78,17 @@ public record StepMessage(UUID runId, String step, long generation) {
         if (body.length() > MAX_LENGTH) {
             throw new MalformedStepMessage("the message body has " + body.length() + " characters, a step message has at most " + MAX_LENGTH);
         }
-        JsonObject json;
+        JsonValue value;
         try (var reader = JSON.createReader(new StringReader(body))) {
-            JsonValue value = reader.readValue();
-            if (value.getValueType() != JsonValue.ValueType.OBJECT) {
-                throw new MalformedStepMessage("the body is JSON but not an object");
-            }
-            json = value.asJsonObject();
-        } catch (JsonException e) {
-            throw new MalformedStepMessage("the body is not JSON: " + e.getMessage());
+            value = reader.readValue();
+        } catch (RuntimeException e) {
+            // JsonException, or the parser's refusal of text nested deeper than it reads (a plain RuntimeException)
+            throw new MalformedStepMessage("the body is not JSON: " + Text.truncate(e.getMessage(), 300));
         }
+        if (value.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw new MalformedStepMessage("the body is JSON but not an object");
+        }
+        JsonObject json = value.asJsonObject();
         UUID runId;
         try {
             runId = UUID.fromString(string(json, "runId"));

@@ -38,6 +38,9 @@ public class Run {
     /** The longest Idempotency-Key a client may name its submission with. */
     public static final int SUBMISSION_KEY_LENGTH = 200;
 
+    /** The column that keeps it, with the caller's name in front and a batch's index after (V19). */
+    public static final int STORED_SUBMISSION_KEY_LENGTH = 320;
+
     @Id
     private UUID id;
 
@@ -74,7 +77,7 @@ public class Run {
     private Instant finishedAt;
 
     /** The client's name for the submission that created the run (its Idempotency-Key), if it gave one. */
-    @Column(name = "submission_key", length = SUBMISSION_KEY_LENGTH)
+    @Column(name = "submission_key", length = STORED_SUBMISSION_KEY_LENGTH)
     private String submissionKey;
 
     /** A digest of that submission's pipeline and payload: a retry must send the same request. */

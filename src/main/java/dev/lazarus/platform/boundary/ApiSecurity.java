@@ -36,9 +36,11 @@ public class ApiSecurity extends HttpFilter {
             challenge(response, "this API needs HTTP Basic credentials of a user with the viewer or operator role");
             return;
         }
+        boolean hadSession = request.getSession(false) != null;
         try {
             request.login(credentials[0], credentials[1]);
         } catch (ServletException wrong) {
+            endSessionMadeHere(request, hadSession);
             challenge(response, "wrong user name or password");
             return;
         }
@@ -56,7 +58,19 @@ public class ApiSecurity extends HttpFilter {
             }
             chain.doFilter(request, response);
         } finally {
-            request.logout(); // no session outlives the call
+            request.logout();
+            endSessionMadeHere(request, hadSession); // no session outlives the call (signing in made one)
+        }
+    }
+
+    private static void endSessionMadeHere(HttpServletRequest request, boolean hadSession) {
+        jakarta.servlet.http.HttpSession session = hadSession ? null : request.getSession(false);
+        if (session != null) {
+            try {
+                session.invalidate();
+            } catch (IllegalStateException alreadyEnded) {
+                // ended meanwhile
+            }
         }
     }
 

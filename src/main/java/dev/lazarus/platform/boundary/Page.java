@@ -15,8 +15,4 @@ public record Page<T>(List<T> items, long total, int offset, int limit) {
         }
         return Math.max(1, Math.min(MAX_LIMIT, requested));
     }
-
-    public static int offset(Integer requested) {
-        return requested == null ? 0 : Math.max(0, requested);
-    }
 }

@@ -19,7 +19,11 @@ public final class Text {
         if (storable.length() <= max) {
             return storable;
         }
-        return storable.substring(0, max - 1) + "…";
+        int keep = max - 1;
+        if (keep > 0 && Character.isHighSurrogate(storable.charAt(keep - 1))) {
+            keep--; // never half of a character outside the basic plane
+        }
+        return storable.substring(0, keep) + "…";
     }
 
     private static final char NUL = 0;

@@ -4,7 +4,8 @@ package dev.lazarus.platform.control;
  * The one rule for text a person sends Lazarus (a note, a filter value, a name to look for): each has one stated limit,
  * the README's hostile-input table lists them all, and it is checked where it enters, before anything reads the
  * database with it or stores it. Past its limit, or holding a character PostgreSQL cannot store (NUL) or a terminal
- * would obey (other control characters), or not being Unicode at all (half of a surrogate pair), it is a 400 problem
+ * would obey (other control characters, and the controls that reorder text on screen), or not being Unicode at all
+ * (half of a surrogate pair), it is a 400 problem
  * that names the field and the limit: never a 500 from the database, never text cut or changed silently.
  *
  * <p>Lengths count characters as Java does (UTF-16 units), which is never fewer than the database's count of the same
@@ -65,12 +66,21 @@ public final class TextInput {
                 throw Problem.badRequest("'" + field + "' may not contain a control character (U+" + String.format("%04X", (int) c)
                         + " at position " + i + ")" + (multiline ? "; line breaks and tabs are fine" : ""));
             }
+            if (isDirectionControl(c)) {
+                throw Problem.badRequest("'" + field + "' may not contain a character that reorders text (U+"
+                        + String.format("%04X", (int) c) + " at position " + i + "): it can make a note read other than it is written");
+            }
             if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
                 i++; // a character outside the basic plane, whole
             } else if (Character.isSurrogate(c)) {
                 throw Problem.badRequest("'" + field + "' is not valid Unicode (half of a surrogate pair at position " + i + ")");
             }
         }
+    }
+
+    /** The bidirectional embedding, override and isolate controls (a right-to-left mark alone only hints, it stays). */
+    private static boolean isDirectionControl(char c) {
+        return c >= 0x202A && c <= 0x202E || c >= 0x2066 && c <= 0x2069;
     }
 
     private static String blankToNull(String value) {

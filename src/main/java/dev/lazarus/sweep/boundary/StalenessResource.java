@@ -38,7 +38,9 @@ public class StalenessResource {
 
     @GET
     public StalenessPage staleness(@QueryParam("health") String health, @QueryParam("pipeline") String pipeline,
-                                   @QueryParam("offset") Integer offset, @QueryParam("limit") Integer limit) {
+                                   @QueryParam("offset") String offset, @QueryParam("limit") String limit,
+                                   @jakarta.ws.rs.core.Context jakarta.ws.rs.core.UriInfo uri) {
+        QueryParams.onlyKnown(uri, java.util.Set.of("health", "pipeline", "offset", "limit"));
         Health wanted = QueryParams.enumValue(Health.class, "health", health);
         pipeline = TextInput.name("pipeline", pipeline, Run.NAME_LENGTH);
         List<LiveRuns.Assessment> all = liveRuns.assess(clock.instant(), pipeline);
@@ -50,8 +52,8 @@ public class StalenessResource {
                 .filter(a -> wanted == null || a.health() == wanted)
                 .sorted((a, b) -> Double.compare(b.ratio(), a.ratio()))
                 .toList();
-        int first = Page.offset(offset);
-        int size = Page.limit(limit);
+        int first = QueryParams.offset(offset);
+        int size = QueryParams.limit(limit);
         int from = Math.min(first, matching.size());
         List<LiveRuns.Assessment> page = matching.subList(from, (int) Math.min((long) from + size, matching.size()));
         return new StalenessPage(page, matching.size(), first, size, counts, all.size() >= LiveRuns.MAX_ASSESSED);

@@ -26,17 +26,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Review of the hardening change: what the reconciler makes of a copy of a live run's dispatch while the dispatch's own
- * message waits out its redelivery delay (the broker holds it as a scheduled message: neither "waiting in the queue"
- * for a filtered count nor "being delivered").
+ * Messages made to mislead: a copy of a live run's dispatch put into its DLQ while the dispatch's own message waits out
+ * its redelivery delay (the broker holds it as a scheduled message: neither "waiting in the queue" for a filtered count
+ * nor "being delivered"), and a step message nested deeper than the JSON parser reads.
  */
 @ExtendWith(ArquillianExtension.class)
-class AttackIT {
+class MisleadingMessagesIT {
 
     @Deployment
     static WebArchive deployment() {
         return ShrinkWrap.createFromZipFile(WebArchive.class, new File(System.getProperty("it.war", "target/lazarus.war")))
-                .addClasses(AttackIT.class, TestFixtures.class, Await.class);
+                .addClasses(MisleadingMessagesIT.class, TestFixtures.class, Await.class);
     }
 
     private TestFixtures fixtures;
@@ -96,7 +96,7 @@ class AttackIT {
     void aStepMessageNestedDeeperThanTheParserReadsIsMalformedAtOnce() {
         String marker = UUID.randomUUID().toString();
         String deep = "[".repeat(1001) + "]".repeat(1001);
-        fixtures.send(DocumentIngestion.FETCH_QUEUE, 1, deep, Map.of("attackMarker", marker));
+        fixtures.send(DocumentIngestion.FETCH_QUEUE, 1, deep, Map.of("testMarker", marker));
         String detectedBy = Await.until("a dead letter of the deeply nested message", Duration.ofSeconds(120),
                 () -> fixtures.column("select detected_by || ' ' || reason || ' ' || attempts from dead_letter"
                         + " where message_body like '[[[[[%' order by id desc limit 1"), found -> !found.isEmpty()).get(0);
