@@ -9,7 +9,7 @@ import com.tngtech.archunit.lang.ArchRule;
 
 /**
  * The features lean on each other one way only, so a reader finds each rule in one feature:
- * {@code platform} ← {@code pipeline} ← {@code deadletter} ← {@code sweep}, {@code admin}; {@code demo} is a pipeline
+ * {@code platform} ← {@code pipeline} ← {@code deadletter} ← {@code sweep}, {@code outage}, {@code admin}; {@code demo} is a pipeline
  * like a user's and knows nothing but {@code pipeline}. Where a lower feature needs what a higher one does (a failed
  * step's dead letter, a run's dead letter on its view), it owns an interface and the higher feature implements it.
  */
@@ -19,18 +19,24 @@ class DependencyDirectionTest {
     @ArchTest
     static final ArchRule platformKnowsNoFeature = noClasses().that().resideInAPackage("dev.lazarus.platform..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.pipeline..", "dev.lazarus.deadletter..",
-                    "dev.lazarus.sweep..", "dev.lazarus.admin..", "dev.lazarus.demo..");
+                    "dev.lazarus.sweep..", "dev.lazarus.outage..", "dev.lazarus.admin..", "dev.lazarus.demo..");
 
     @ArchTest
     static final ArchRule pipelineKnowsOnlyThePlatform = noClasses().that().resideInAPackage("dev.lazarus.pipeline..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.deadletter..", "dev.lazarus.sweep..",
-                    "dev.lazarus.admin..", "dev.lazarus.demo..");
+                    "dev.lazarus.outage..", "dev.lazarus.admin..", "dev.lazarus.demo..");
 
     @ArchTest
     static final ArchRule deadLettersDoNotKnowWhoDetectsOrShowsThem = noClasses().that().resideInAPackage("dev.lazarus.deadletter..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.sweep..", "dev.lazarus.admin..", "dev.lazarus.demo..");
+            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.sweep..", "dev.lazarus.outage..", "dev.lazarus.admin..",
+                    "dev.lazarus.demo..");
+
+    @ArchTest
+    static final ArchRule outageControlKnowsNoPage = noClasses().that().resideInAPackage("dev.lazarus.outage..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.admin..", "dev.lazarus.sweep..", "dev.lazarus.demo..");
 
     @ArchTest
     static final ArchRule theDemoIsAPipelineLikeAnyOther = noClasses().that().resideInAPackage("dev.lazarus.demo..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.deadletter..", "dev.lazarus.sweep..", "dev.lazarus.admin..");
+            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.deadletter..", "dev.lazarus.sweep..", "dev.lazarus.outage..",
+                    "dev.lazarus.admin..");
 }

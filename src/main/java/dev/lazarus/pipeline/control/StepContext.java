@@ -12,9 +12,18 @@ import java.util.UUID;
  * @param failedBefore   how many earlier attempts of this dispatch failed (the others, if any, were interrupted)
  * @param requeueCount   how often an operator has requeued the run
  * @param idempotencyKey the same for every delivery of this dispatch, different after a requeue
+ * @param probe          whether this is not a delivery but the probe of a held step: a dry run on a waiting run's payload,
+ *                       in a transaction that is rolled back, charging the run no attempt (what the handler does outside
+ *                       the database, it does; handlers are idempotent)
  */
 public record StepContext(UUID runId, String pipeline, String step, int attempt, int maxAttempts, int failedBefore,
-                          int requeueCount, String idempotencyKey, JsonObject payload) {
+                          int requeueCount, String idempotencyKey, JsonObject payload, boolean probe) {
+
+    /** A delivery's context (not a probe's). */
+    public StepContext(UUID runId, String pipeline, String step, int attempt, int maxAttempts, int failedBefore,
+                       int requeueCount, String idempotencyKey, JsonObject payload) {
+        this(runId, pipeline, step, attempt, maxAttempts, failedBefore, requeueCount, idempotencyKey, payload, false);
+    }
 
     /** Whether failing now uses the step's last attempt (the run is then dead-lettered). */
     public boolean isLastAttempt() {

@@ -124,6 +124,14 @@ public class StepProcessor {
     @Inject
     Payloads payloads;
 
+    /** Who watches each step's health (the automatic hold): told of every success and every retryable failure. */
+    @Inject
+    StepHealth health;
+
+    /** Holds back a step's deliveries on this node while it ramps up after a hold. */
+    @Inject
+    StepGate gate;
+
     /** @param queue the queue the consumer serves (from its activation config) */
     public Outcome process(Message message, String queue) {
         int delivery = deliveryCount(message);
@@ -301,7 +309,7 @@ public class StepProcessor {
                 message.idempotencyKey(), parse(ledger.payload(message)));
         String output;
         long started = System.nanoTime();
-        try (Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
+        try (StepGate.Pass pass = gate.enter(step); Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
             JsonObject result = handler.get().handle(context);
             if (result == null) {
                 throw new IllegalStateException(step.handler().getSimpleName() + " returned no payload");
@@ -316,8 +324,10 @@ public class StepProcessor {
                 recordFinalFailure(true, message, step, attempt, StepDispatcher.firstMessageId(delivered), e);
                 return Outcome.ROLL_BACK; // undo the handler's work; the redelivery is parked in the DLQ
             }
+            health.failedRetryably(step, e); // what the automatic hold counts: a failure retrying may cure
             return failed(message, step, admission, StepDispatcher.firstMessageId(delivered), e);
         }
+        health.succeeded(step);
         metrics.stepExecuted(step.pipeline(), step.name(), true, Duration.ofNanos(System.nanoTime() - started));
         if (inline != null) {
             inline.finish();

@@ -44,6 +44,10 @@ public class Metrics {
     private static final String RUNS_SWEPT = "lazarus.sweep.runs.swept";
     private static final String RECONCILER_FINDINGS = "lazarus.reconciler.findings";
     private static final String DIAGNOSTICS_WRITE_FAILURES = "lazarus.diagnostics.write.failures";
+    private static final String STEP_STATE_CHANGES = "lazarus.step.state.changes";
+    private static final String STEP_PROBE_DURATION = "lazarus.step.probe.duration";
+    private static final String STEP_HOLD_DURATION = "lazarus.step.hold.duration";
+    private static final List<String> STEP_STATE_ACTIONS = List.of("PAUSED", "RESUMED", "HELD", "PROBE_SUCCEEDED", "PROBE_FAILED");
     /** The values of the labels that come from fixed sets, declared at 0 (see {@link #declare}). */
     private static final List<String> FINISHED_STATES = List.of("COMPLETED", "DEAD_LETTERED");
     private static final List<String> STEP_OUTCOMES = List.of("succeeded", "failed");
@@ -129,6 +133,21 @@ public class Metrics {
         counter(DIAGNOSTICS_WRITE_FAILURES, "what", what).increment();
     }
 
+    /** A step's state changed, or it was probed: {@code action} PAUSED, RESUMED, HELD, PROBE_SUCCEEDED or PROBE_FAILED. */
+    public void stepStateChanged(String pipeline, String step, String action) {
+        counter(STEP_STATE_CHANGES, "pipeline", pipeline, "step", step, "action", action).increment();
+    }
+
+    /** A held step was probed: how long the probe took, and whether it succeeded. */
+    public void stepProbed(String pipeline, String step, boolean succeeded, Duration took) {
+        timer(STEP_PROBE_DURATION, "pipeline", pipeline, "step", step, "outcome", succeeded ? "succeeded" : "failed").record(took);
+    }
+
+    /** A hold ended (the step runs again, or an operator paused it): how long the step was held. */
+    public void stepHoldEnded(String pipeline, String step, Duration held) {
+        timer(STEP_HOLD_DURATION, "pipeline", pipeline, "step", step).record(held);
+    }
+
     /**
      * Makes the series exist at 0 before anything happened, so that a dashboard or an alert rule (and the test that
      * every metric a rule names is exported) sees them from the start.
@@ -143,6 +162,9 @@ public class Metrics {
             STEP_OUTCOMES.forEach(outcome -> timer(STEP_DURATION, "pipeline", step[0], "step", step[1], "outcome", outcome));
             counter(STEP_RETRIES, "pipeline", step[0], "step", step[1]);
             counter(DEAD_LETTERS, "reason", "RETRIES_EXHAUSTED", "pipeline", step[0], "step", step[1]);
+            STEP_STATE_ACTIONS.forEach(action -> counter(STEP_STATE_CHANGES, "pipeline", step[0], "step", step[1], "action", action));
+            STEP_OUTCOMES.forEach(outcome -> timer(STEP_PROBE_DURATION, "pipeline", step[0], "step", step[1], "outcome", outcome));
+            timer(STEP_HOLD_DURATION, "pipeline", step[0], "step", step[1]);
         }
         requeueMethods.forEach(method -> counter(REQUEUES, "method", method));
         timer(SWEEP_DURATION);

@@ -3,7 +3,9 @@ package dev.lazarus.sweep.control;
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.pipeline.control.StepControls;
 import dev.lazarus.pipeline.control.StepDefinition;
+import dev.lazarus.pipeline.entity.StepControl;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.StepExecution;
 import dev.lazarus.platform.control.Locks;
@@ -49,6 +51,9 @@ public class StaleRuns {
     @Inject
     DeadLetterService deadLetters;
 
+    @Inject
+    StepControls stepControls;
+
     /**
      * Live runs of this kind that are stale by their own step's threshold, oldest first, at most {@code limit}.
      * The range condition on the shortest threshold keeps it an index range scan; the per-step conditions make
@@ -60,9 +65,17 @@ public class StaleRuns {
         String clock = kind == Kind.STUCK ? "r.heartbeatAt" : "r.updatedAt";
         StringBuilder perStep = new StringBuilder();
         Map<String, Object> parameters = new HashMap<>();
+        Map<StepDefinition, StepControl> states = kind == Kind.STUCK ? Map.of() : stepControls.all();
         int i = 0;
         for (var pipeline : pipelines.all()) {
             for (StepDefinition step : pipeline.steps()) {
+                StepControl state = states.get(step);
+                if (state != null && (!state.isRunning()
+                        || state.resumedAt() != null && !state.resumedAt().isBefore(now.minus(rules.threshold(kind, pipeline.name(), step.name()))))) {
+                    // waiting at a paused or held step is not waiting for a consumer; nor is it until the step has run
+                    // for longer than the threshold again
+                    continue;
+                }
                 perStep.append(perStep.isEmpty() ? "" : " or ").append("(r.pipeline = :p").append(i).append(" and r.currentStep = :s")
                         .append(i).append(" and ").append(clock).append(" < :c").append(i).append(')');
                 parameters.put("p" + i, pipeline.name());
@@ -105,13 +118,19 @@ public class StaleRuns {
                 .filter(s -> s.generation() == s.run().generation() && s.stepName().equals(s.run().currentStep()))
                 .forEach(s -> attempts.merge(s.run().id(), s.attempts(), Math::max));
         List<DeadLetterReport> reports = new ArrayList<>(runs.size());
+        Map<StepDefinition, StepControl> states = stepControls.all();
         for (Run run : runs) {
             Optional<StepDefinition> step = pipelines.step(run.pipeline(), run.currentStep());
             if (step.isEmpty()) {
                 continue; // its pipeline is no longer deployed; nothing here can judge it
             }
             Duration threshold = rules.threshold(kind, run.pipeline(), run.currentStep());
-            Instant since = StalenessRules.clockStart(run.state(), run.heartbeatAt(), run.updatedAt());
+            StepControl stepState = states.get(step.get());
+            if (kind != Kind.STUCK && stepState != null && !stepState.isRunning()) {
+                continue; // paused or held since it was found: it waits, it is not stale
+            }
+            Instant since = StalenessRules.clockStart(run.state(), run.heartbeatAt(), run.updatedAt(),
+                    stepState == null ? null : stepState.resumedAt());
             if (!since.isBefore(now.minus(threshold))) {
                 continue;
             }

@@ -110,6 +110,16 @@ public class StalenessRules {
         return state == RunState.IN_PROGRESS && heartbeatAt != null ? heartbeatAt : updatedAt;
     }
 
+    /**
+     * The same, for a run at a step that was paused or held and ran again at {@code stepResumedAt} (null if never): a
+     * run waiting at a step does not wait for its consumer while the step is held, so its clock starts again when the
+     * step runs again. A run in progress is judged by its heartbeat whatever the step's state.
+     */
+    public static Instant clockStart(RunState state, Instant heartbeatAt, Instant updatedAt, Instant stepResumedAt) {
+        Instant start = clockStart(state, heartbeatAt, updatedAt);
+        return state != RunState.IN_PROGRESS && stepResumedAt != null && stepResumedAt.isAfter(start) ? stepResumedAt : start;
+    }
+
     private Optional<Duration> duration(String key) {
         return config.getOptionalValue(key, String.class).map(Duration::parse);
     }

@@ -1,0 +1,151 @@
+package dev.lazarus.outage.control;
+
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
+import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.pipeline.control.Runs;
+import dev.lazarus.pipeline.control.StepContext;
+import dev.lazarus.pipeline.control.StepControls;
+import dev.lazarus.pipeline.control.StepDefinition;
+import dev.lazarus.pipeline.control.StepHandler;
+import dev.lazarus.pipeline.control.StepMessage;
+import dev.lazarus.pipeline.control.StepProbe;
+import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.platform.control.Metrics;
+import dev.lazarus.platform.control.Text;
+import jakarta.annotation.Resource;
+import jakarta.ejb.SessionContext;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.jms.JMSContext;
+import jakarta.jms.Message;
+import jakarta.jms.QueueBrowser;
+import java.io.StringReader;
+import java.time.Duration;
+import java.util.Enumeration;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Probes a held step: is what it depends on back? With the health probe its handler declares ({@link StepProbe}), or
+ * else with one waiting message's dry run: the step's handler runs on that run's payload, in a transaction that is
+ * rolled back whatever happens, as a {@linkplain StepContext#probe() probe}; the message stays where it waits and no
+ * attempt is written, so the probe costs no run an attempt. A probe that fails, or takes longer than
+ * {@code probe-timeout}, leaves the step held for a longer cool-down; one that succeeds lets it run again (ramping up).
+ * No waiting message, nothing to protect: the step runs again, and is held again if its failures say so.
+ */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class Probes {
+
+    private static final Logger LOG = Logger.getLogger(Probes.class.getName());
+
+    @Inject
+    Pipelines pipelines;
+
+    @Inject
+    Runs runs;
+
+    @Inject
+    StepControls controls;
+
+    @Inject
+    HoldSettings.Reader settings;
+
+    @Inject
+    Metrics metrics;
+
+    @Inject
+    JMSContext jms;
+
+    @Inject
+    Instance<Probes> self;
+
+    @Resource
+    SessionContext session;
+
+    @Resource
+    ManagedExecutorService executor;
+
+    /** Probes the step (this node has claimed its probe) and records what it found. */
+    public void probe(StepDefinition step) {
+        HoldSettings now = settings.of(step);
+        long started = System.nanoTime();
+        String what;
+        boolean succeeded;
+        try {
+            Future<String> probe = executor.submit(() -> self.get().run(step));
+            what = probe.get(now.probeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            succeeded = true;
+        } catch (TimeoutException e) {
+            what = "the probe took longer than " + now.probeTimeout();
+            succeeded = false;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            while (cause instanceof jakarta.ejb.EJBException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            what = "the probe failed: " + Text.truncate(String.valueOf(cause), 1000);
+            succeeded = false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        metrics.stepProbed(step.pipeline(), step.name(), succeeded, took);
+        LOG.log(succeeded ? Level.INFO : Level.WARNING, "Probe of step {0} of {1} {2} in {3} ms: {4}",
+                new Object[] {step.name(), step.pipeline(), succeeded ? "succeeded" : "failed", took.toMillis(), what});
+        controls.probed(step, succeeded, what, now.coolDown(), now.coolDownMax());
+    }
+
+    /** The probe itself: what it found if it succeeded; it throws if it failed. */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public String run(StepDefinition step) throws Exception {
+        // the handler's database work, if any, is never kept: this is a probe, not a delivery
+        session.setRollbackOnly();
+        try (Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
+            if (handler.get() instanceof StepProbe probe) {
+                probe.probe();
+                return "the step's health probe answered";
+            }
+            Optional<StepMessage> waiting = oldestWaiting(step);
+            if (waiting.isEmpty()) {
+                return "no message waits at the step: nothing to protect";
+            }
+            StepMessage message = waiting.get();
+            Optional<Run> run = runs.find(message.runId());
+            if (run.isEmpty()) {
+                return "the waiting message names no run: nothing to protect";
+            }
+            StepContext context = new StepContext(message.runId(), step.pipeline(), step.name(), 0,
+                    step.retryPolicy().maxDeliveryAttempts(), 0, run.get().requeueCount(), message.idempotencyKey(),
+                    JSON.createReader(new StringReader(run.get().payload())).readObject(), true);
+            handler.get().handle(context);
+            return "a dry run of the step on run " + message.runId() + " succeeded";
+        }
+    }
+
+    /** The first message waiting in the step's queue on this node's broker that is a step message, if any. */
+    private Optional<StepMessage> oldestWaiting(StepDefinition step) throws jakarta.jms.JMSException {
+        try (QueueBrowser browser = jms.createBrowser(jms.createQueue(step.queue()))) {
+            Enumeration<?> messages = browser.getEnumeration();
+            for (int looked = 0; messages.hasMoreElements() && looked < 20; looked++) {
+                try {
+                    return Optional.of(StepMessage.from((Message) messages.nextElement()));
+                } catch (StepMessage.MalformedStepMessage | RuntimeException notAStepMessage) {
+                    // garbage waits there too: the next one
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,81 @@
+package dev.lazarus.outage.control;
+
+import dev.lazarus.pipeline.control.StepControls;
+import dev.lazarus.pipeline.control.StepDefinition;
+import dev.lazarus.pipeline.control.StepGate;
+import dev.lazarus.pipeline.entity.StepControl;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The steps' states as this node last read them from the database (every 2 s, {@link #refresh}): what the automatic
+ * hold, the gauges and the steps' API ask many times a second, without a query each. Reading them also makes this
+ * node act on a change: the brokers' queues paused or resumed to match ({@link dev.lazarus.pipeline.control.BrokerPauses},
+ * through {@link StepControls}), a step that runs again ramped up ({@link StepGate}), its failures counted afresh.
+ */
+@ApplicationScoped
+public class StepStates {
+
+    private static final Logger LOG = Logger.getLogger(StepStates.class.getName());
+
+    @Inject
+    StepControls controls;
+
+    @Inject
+    dev.lazarus.pipeline.control.BrokerPauses brokerPauses;
+
+    @Inject
+    StepGate gate;
+
+    @Inject
+    HoldDetector detector;
+
+    private volatile Map<StepDefinition, StepControl> current = Map.of();
+    private final AtomicBoolean refreshing = new AtomicBoolean();
+
+    /** The latest reading: each step of the deployment and its state. */
+    public Map<StepDefinition, StepControl> current() {
+        return current;
+    }
+
+    /** Whether the step's messages are delivered, as last read (a step not read yet runs). */
+    public boolean isRunning(StepDefinition step) {
+        StepControl state = current.get(step);
+        return state == null || state.isRunning();
+    }
+
+    /**
+     * Reads the states and makes this node agree: the brokers paused where a step is not running (and resumed where it
+     * is), a step that runs again after not running ramps up, a step whose state changed counts its failures afresh.
+     */
+    public void refresh() {
+        if (!refreshing.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            Map<StepDefinition, StepControl> read = controls.all();
+            Map<StepDefinition, StepControl> before = current;
+            for (Map.Entry<StepDefinition, StepControl> each : read.entrySet()) {
+                StepDefinition step = each.getKey();
+                StepControl now = each.getValue();
+                StepControl was = before.get(step);
+                if (was != null && was.state() != now.state()) {
+                    detector.reset(step);
+                    if (now.isRunning()) {
+                        gate.rampUp(step); // not every consumer at once on a dependency that just came back
+                    }
+                }
+                brokerPauses.apply(step, !now.isRunning());
+            }
+            current = Map.copyOf(read);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not read the steps' states; this node keeps what it read last: {0}", String.valueOf(e));
+        } finally {
+            refreshing.set(false);
+        }
+    }
+}
