@@ -11,6 +11,9 @@
 #   stack.sh demo-kill             kill -9 the demo stack's WildFly (the crash drill's fault)
 #   stack.sh demo-restart          start it again with its state (data, deployment, transaction log)
 #   stack.sh broker-kill | broker-restart   kill -9 the demo stack's broker / start it again (broker drill)
+#   stack.sh documents-stop | documents-start   take the stack's stand-in document service (the demo's fetch step
+#                                  calls it) down / bring it back: fetching then fails with a refused connection
+#                                  until it is back (outage drill); STACK_DIR=target/cluster for the two-node stack
 #
 #   stack.sh db-stop | db-start    stop / start the stack's database: its embedded PostgreSQL, or the
 #                                  machine's PostgreSQL under a stack on it (database drill; needs root)
@@ -28,7 +31,13 @@
 #                                  cluster's two nodes') /prometheus every 5 s with the alert rules loaded
 #
 # Environment (set by the pom): WILDFLY_HOME, ARTEMIS_HOME, STACK_DIR, BROKER_PORT, CONSOLE_PORT,
-# LAZARUS_DB (embedded|postgresql), DB_PORT and PG_DIR (embedded), JDBC_DRIVER, WAR.
+# LAZARUS_DB (embedded|postgresql), DB_PORT and PG_DIR (embedded), JDBC_DRIVER, WAR, DOCUMENTS_PORT (the
+# document service's, 8090 unless set; the tests' is 8190), JAVA_HOME (the JDK that runs it, else java on the PATH).
+#
+# Every stack that runs the demo pipeline (it-up, demo-up, bench-up, cluster-up: one service both nodes call)
+# starts the stand-in document service (wildfly-config/DocumentService.java, a JDK-only program) first, on
+# 127.0.0.1:$DOCUMENTS_PORT, and tells WildFly where it is (system property lazarus.demo.documents-url, in the
+# configuration); its pid, port and log are documents.pid, documents.port and documents.log in the stack dir.
 #
 # Databases: "embedded" (the default) is PostgreSQL from Maven Central (the io.zonky.test.postgres binaries,
 # unpacked by the build), one cluster per stack in $STACK_DIR/postgres on 127.0.0.1:$DB_PORT, started and
@@ -121,6 +130,11 @@ if (outcome != success) of /system-property=lazarus.db.port:read-resource
 end-if
 CLI
     fi
+    cat >> "$STACK_DIR/configure.cli" <<CLI
+if (outcome != success) of /system-property=lazarus.demo.documents-url:read-resource
+    /system-property=lazarus.demo.documents-url:add(value="http://127.0.0.1:$(documents_port)")
+end-if
+CLI
     cat "$here/datasource-postgresql.cli" >> "$STACK_DIR/configure.cli"
     local more
     for more in "$@"; do cat "$here/$more" >> "$STACK_DIR/configure.cli"; done
@@ -135,6 +149,7 @@ CLI
 }
 
 fresh_stack_dir() {
+    documents_stop quiet
     broker_down
     embedded_pg_stop
     rm -rf "$STACK_DIR"
@@ -324,6 +339,54 @@ db_up() {
     if [ "$db" = embedded ]; then embedded_pg_up; fi
 }
 
+# The stand-in document service (wildfly-config/DocumentService.java): the remote server the demo's fetch step
+# calls, a process of its own so that an outage is a refused connection, as it would be for a real dependency.
+documents_port() { echo "${DOCUMENTS_PORT:-$(cat "$STACK_DIR/documents.port" 2>/dev/null || echo 8090)}"; }
+
+# the pid of this stack's document service, if it runs (a stale pid file, after a reboot, may name any process)
+documents_pid() {
+    local pid port
+    pid=$(cat "$STACK_DIR/documents.pid" 2>/dev/null) || return 1
+    port=$(cat "$STACK_DIR/documents.port" 2>/dev/null) || return 1
+    tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "DocumentService $port " || return 1
+    echo "$pid"
+}
+
+documents_start() {
+    local pid port java="${JAVA_HOME:+$JAVA_HOME/bin/}java" javac="${JAVA_HOME:+$JAVA_HOME/bin/}javac"
+    if pid=$(documents_pid); then
+        log "document service already running on 127.0.0.1:$(documents_port) (pid $pid)"; return 0
+    fi
+    port=$(documents_port)
+    require_free_port "$port" "document service"
+    mkdir -p "$STACK_DIR/documents"
+    # compiled once (again when the source changes): it then starts in a fraction of a second, where the source
+    # launcher (java DocumentService.java) would compile it at every start, on the cores the stack is using
+    if [ ! -f "$STACK_DIR/documents/DocumentService.class" ] || [ "$here/DocumentService.java" -nt "$STACK_DIR/documents/DocumentService.class" ]; then
+        "$javac" -d "$STACK_DIR/documents" "$here/DocumentService.java"
+    fi
+    echo "$port" > "$STACK_DIR/documents.port"
+    # small: a few MB of heap, the client compiler only (it logs a line when it starts and one when it stops)
+    nohup "$java" -Xmx32m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$STACK_DIR/documents" \
+        DocumentService "$port" >> "$STACK_DIR/documents.log" 2>&1 &
+    echo $! > "$STACK_DIR/documents.pid"
+    wait_for_port "$port" "The document service" 30 || { tail -n 20 "$STACK_DIR/documents.log"; return 1; }
+    log "document service on http://127.0.0.1:$port/documents?url=... (pid $(cat "$STACK_DIR/documents.pid"), log $STACK_DIR/documents.log)"
+}
+
+documents_stop() { # [quiet]: say nothing if none runs
+    local pid
+    if pid=$(documents_pid); then
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 1 40); do documents_pid > /dev/null || break; sleep 0.25; done
+        if documents_pid > /dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+        log "document service on 127.0.0.1:$(documents_port) (pid $pid) stopped: the demo's fetch step fails with a refused connection until it is back (stack.sh documents-start)"
+    elif [ "${1:-}" != quiet ]; then
+        log "no document service runs in $STACK_DIR (already stopped)"
+    fi
+    rm -f "$STACK_DIR/documents.pid"
+}
+
 # Demo runs: healthy ones, transient failures that recover, and poison ones that end as dead letters
 # (two of them recover when requeued, the "cause fixed" case), plus one garbage message dropped straight
 # into a step queue.
@@ -354,6 +417,7 @@ cluster_up() {
     wildfly_stop
     fresh_stack_dir
     db_up
+    documents_start   # one service, both nodes call it
     local n other
     for n in 1 2; do
         other=$(( n == 1 ? 2 : 1 ))
@@ -381,6 +445,7 @@ stack_up() {
     wildfly_stop
     fresh_stack_dir
     db_up
+    documents_start
     broker_up
     wildfly_configure
     wildfly_start
@@ -400,10 +465,12 @@ case "${1:-}" in
     it-up)
         fresh_stack_dir
         db_up
+        documents_start
         broker_up
         wildfly_configure
         ;;
     it-down)
+        documents_stop quiet
         broker_down
         embedded_pg_stop
         ;;
@@ -418,6 +485,8 @@ case "${1:-}" in
     Artemis console http://127.0.0.1:$CONSOLE_PORT/console            $BROKER_USER / $BROKER_PASSWORD
     Metrics         http://127.0.0.1:9990/prometheus                 metrics / $METRICS_PASSWORD
     Logs            $STACK_DIR/wildfly/log/server.log, lazarus-events.log (JSON, a line per run change)
+    Documents       http://127.0.0.1:$(documents_port)/documents?url=...  the stand-in server the fetch step calls; take it
+                    down and back: bash wildfly-config/stack.sh documents-stop | documents-start
   Stop it with:     bash wildfly-config/stack.sh demo-down
 
 INFO
@@ -453,8 +522,15 @@ INFO
     db-start)
         postgres_ctl start
         ;;
+    documents-stop)
+        documents_stop
+        ;;
+    documents-start)
+        documents_start
+        ;;
     demo-down | cluster-down)
         wildfly_stop
+        documents_stop quiet
         broker_down
         embedded_pg_stop
         log "Stopped"
@@ -468,6 +544,8 @@ INFO
     Admin pages      http://127.0.0.1:8080/lazarus/  and  http://127.0.0.1:8280/lazarus/   operator / $OPERATOR_PASSWORD
     Artemis consoles http://127.0.0.1:8161/console   and  http://127.0.0.1:8162/console    $BROKER_USER / $BROKER_PASSWORD
     Logs             $STACK_DIR/node-1/log/server.log, $STACK_DIR/node-2/log/server.log
+    Documents        http://127.0.0.1:$(documents_port)/documents?url=...  the stand-in server both nodes' fetch step calls;
+                     take it down and back: STACK_DIR=target/cluster bash wildfly-config/stack.sh documents-stop | documents-start
   Stop it with:      bash wildfly-config/stack.sh cluster-down
 
 INFO
@@ -525,5 +603,5 @@ YAML
         rm -f "$pidfile"
         ;;
     *)
-        echo "usage: $0 it-up|it-down|demo-up|bench-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start|cluster-up|cluster-down|cluster-node-kill N|cluster-node-stop N|cluster-node-start N|cluster-broker-stop N|cluster-broker-start N|prometheus-up|prometheus-down" >&2; exit 2 ;;
+        echo "usage: $0 it-up|it-down|demo-up|bench-up|demo-down|demo-kill|demo-restart|broker-kill|broker-restart|db-stop|db-start|documents-stop|documents-start|cluster-up|cluster-down|cluster-node-kill N|cluster-node-stop N|cluster-node-start N|cluster-broker-stop N|cluster-broker-start N|prometheus-up|prometheus-down" >&2; exit 2 ;;
 esac

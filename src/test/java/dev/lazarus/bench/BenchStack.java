@@ -64,7 +64,8 @@ final class BenchStack implements AutoCloseable {
      * machine's, given a fresh, empty database first by .ci/postgres.sh).
      */
     static BenchStack up(String database, Path repo, Path benchDir) throws IOException, InterruptedException {
-        for (int port : List.of(HTTP_PORT, 9990, BROKER_PORT, 8161, EMBEDDED_DB_PORT)) {
+        // 8090: the stand-in document service the demo pipeline's fetch step calls (stack.sh starts it)
+        for (int port : List.of(HTTP_PORT, 9990, BROKER_PORT, 8161, EMBEDDED_DB_PORT, 8090)) {
             if (inUse(port)) {
                 throw new IllegalStateException("port " + port + " is in use: the benchmark runs its own stack on the demo"
                         + " stack's ports. Stop the demo stack first: bash wildfly-config/stack.sh demo-down");
