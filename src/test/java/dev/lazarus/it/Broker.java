@@ -108,6 +108,11 @@ public class Broker {
         manage(ResourceNames.QUEUE + queue, "resume");
     }
 
+    /** Whether {@code queue} is paused, as the broker (and its console) says. */
+    public boolean isPaused(String queue) {
+        return Boolean.TRUE.equals(manage(ResourceNames.QUEUE + queue, "isPaused"));
+    }
+
     /** Creates a durable anycast queue of that name (on its own address), unless it exists. */
     public void createQueue(String queue) {
         manage(ResourceNames.BROKER, "createQueue", "{\"name\":\"" + queue + "\",\"address\":\"" + queue

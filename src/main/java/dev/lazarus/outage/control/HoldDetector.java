@@ -128,7 +128,8 @@ public class HoldDetector implements StepHealth {
         private int next;
         private int size;
         private int inARow;
-        private long askedAt = Long.MIN_VALUE;
+        private long askedAt;
+        private boolean asked;
 
         /** Adds a delivery's outcome (a null cause: it succeeded); the trip, if this crossed the step's threshold. */
         synchronized Optional<Trip> add(long nanos, Cause failure, HoldSettings settings) {
@@ -141,7 +142,7 @@ public class HoldDetector implements StepHealth {
                 return Optional.empty();
             }
             inARow++;
-            if (nanos - askedAt < QUIET_NANOS) {
+            if (asked && nanos - askedAt < QUIET_NANOS) {
                 return Optional.empty();
             }
             long since = nanos - settings.window().toNanos();
@@ -167,6 +168,7 @@ public class HoldDetector implements StepHealth {
                 return Optional.empty();
             }
             askedAt = nanos;
+            asked = true;
             String dominant = byCause.entrySet().stream().max(Comparator.comparingInt(Map.Entry::getValue)).map(Map.Entry::getKey)
                     .orElse(failure.fingerprint());
             Cause shown = example.getOrDefault(dominant, failure);
@@ -194,7 +196,7 @@ public class HoldDetector implements StepHealth {
         synchronized void clear() {
             size = 0;
             inARow = 0;
-            askedAt = Long.MIN_VALUE;
+            asked = false;
         }
     }
 }

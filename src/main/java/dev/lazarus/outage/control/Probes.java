@@ -65,7 +65,7 @@ public class Probes {
     Metrics metrics;
 
     @Inject
-    JMSContext jms;
+    dev.lazarus.platform.control.Brokers brokers;
 
     @Inject
     Instance<Probes> self;
@@ -107,42 +107,54 @@ public class Probes {
         controls.probed(step, succeeded, what, now.coolDown(), now.coolDownMax());
     }
 
-    /** The probe itself: what it found if it succeeded; it throws if it failed. */
-    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    /** The probe itself, outside any transaction: what it found if it succeeded; it throws if it failed. */
     public String run(StepDefinition step) throws Exception {
-        // the handler's database work, if any, is never kept: this is a probe, not a delivery
-        session.setRollbackOnly();
         try (Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
             if (handler.get() instanceof StepProbe probe) {
                 probe.probe();
                 return "the step's health probe answered";
             }
-            Optional<StepMessage> waiting = oldestWaiting(step);
-            if (waiting.isEmpty()) {
-                return "no message waits at the step: nothing to protect";
-            }
-            StepMessage message = waiting.get();
-            Optional<Run> run = runs.find(message.runId());
-            if (run.isEmpty()) {
-                return "the waiting message names no run: nothing to protect";
-            }
-            StepContext context = new StepContext(message.runId(), step.pipeline(), step.name(), 0,
-                    step.retryPolicy().maxDeliveryAttempts(), 0, run.get().requeueCount(), message.idempotencyKey(),
-                    JSON.createReader(new StringReader(run.get().payload())).readObject(), true);
+        }
+        Optional<StepMessage> waiting = oldestWaiting(step);
+        if (waiting.isEmpty()) {
+            return "no message waits at the step: nothing to protect";
+        }
+        StepMessage message = waiting.get();
+        Optional<Run> run = runs.find(message.runId());
+        if (run.isEmpty()) {
+            return "the waiting message names no run: nothing to protect";
+        }
+        self.get().dryRun(step, message, run.get());
+        return "a dry run of the step on run " + message.runId() + " succeeded";
+    }
+
+    /**
+     * The step's handler on a waiting run's payload, as a probe, in a transaction of its own that is rolled back
+     * whatever happens: the handler's database work, if any, is never kept, and no attempt is written.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void dryRun(StepDefinition step, StepMessage message, Run run) throws Exception {
+        session.setRollbackOnly();
+        StepContext context = new StepContext(message.runId(), step.pipeline(), step.name(), 0,
+                step.retryPolicy().maxDeliveryAttempts(), 0, run.requeueCount(), message.idempotencyKey(),
+                JSON.createReader(new StringReader(run.payload())).readObject(), true);
+        try (Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
             handler.get().handle(context);
-            return "a dry run of the step on run " + message.runId() + " succeeded";
         }
     }
 
-    /** The first message waiting in the step's queue on this node's broker that is a step message, if any. */
+    /** The first step message waiting in the step's queue, on any broker, if there is one. */
     private Optional<StepMessage> oldestWaiting(StepDefinition step) throws jakarta.jms.JMSException {
-        try (QueueBrowser browser = jms.createBrowser(jms.createQueue(step.queue()))) {
-            Enumeration<?> messages = browser.getEnumeration();
-            for (int looked = 0; messages.hasMoreElements() && looked < 20; looked++) {
-                try {
-                    return Optional.of(StepMessage.from((Message) messages.nextElement()));
-                } catch (StepMessage.MalformedStepMessage | RuntimeException notAStepMessage) {
-                    // garbage waits there too: the next one
+        for (dev.lazarus.platform.control.Brokers.Broker broker : brokers.all()) {
+            try (JMSContext context = broker.open();
+                 QueueBrowser browser = context.createBrowser(context.createQueue(step.queue()))) {
+                Enumeration<?> messages = browser.getEnumeration();
+                for (int looked = 0; messages.hasMoreElements() && looked < 20; looked++) {
+                    try {
+                        return Optional.of(StepMessage.from((Message) messages.nextElement()));
+                    } catch (StepMessage.MalformedStepMessage | RuntimeException notAStepMessage) {
+                        // garbage waits there too: the next one
+                    }
                 }
             }
         }

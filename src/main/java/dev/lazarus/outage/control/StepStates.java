@@ -14,7 +14,8 @@ import java.util.logging.Logger;
 /**
  * The steps' states as this node last read them from the database (every 2 s, {@link #refresh}): what the automatic
  * hold, the gauges and the steps' API ask many times a second, without a query each. Reading them also makes this
- * node act on a change: the brokers' queues paused or resumed to match ({@link dev.lazarus.pipeline.control.BrokerPauses},
+ * node act on a change: the brokers' queues kept paused while a step is not running and resumed once when it runs
+ * again ({@link dev.lazarus.pipeline.control.BrokerPauses},
  * through {@link StepControls}), a step that runs again ramped up ({@link StepGate}), its failures counted afresh.
  */
 @ApplicationScoped
@@ -36,6 +37,8 @@ public class StepStates {
 
     private volatile Map<StepDefinition, StepControl> current = Map.of();
     private final AtomicBoolean refreshing = new AtomicBoolean();
+    /** Steps that run again and whose queues this node has not seen resumed on every broker yet. */
+    private final java.util.Set<StepDefinition> resumePending = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** The latest reading: each step of the deployment and its state. */
     public Map<StepDefinition, StepControl> current() {
@@ -67,9 +70,18 @@ public class StepStates {
                     detector.reset(step);
                     if (now.isRunning()) {
                         gate.rampUp(step); // not every consumer at once on a dependency that just came back
+                        resumePending.add(step);
                     }
                 }
-                brokerPauses.apply(step, !now.isRunning());
+                if (!now.isRunning()) {
+                    // kept paused on every broker while the database says so (a broker restarted, a node that died first)
+                    brokerPauses.apply(step, true);
+                    resumePending.remove(step);
+                } else if (resumePending.contains(step) && brokerPauses.apply(step, false)) {
+                    // resumed once, when Lazarus lets the step run again: a queue an operator paused in the Artemis
+                    // console, outside Lazarus, stays paused (Lazarus never fights the console)
+                    resumePending.remove(step);
+                }
             }
             current = Map.copyOf(read);
         } catch (RuntimeException e) {

@@ -15,8 +15,9 @@ import java.util.logging.Logger;
  * the queue. Why not WildFly's delivery control of the MDBs: it acts on one node, so every node would have to apply
  * it, a node that starts would deliver until it did, and the console would not show it.
  *
- * <p>The database says what each step's state is ({@link StepControls}); every node makes the brokers agree with it
- * every few seconds ({@link #sync}), so a pause reaches the brokers even if the node that made it died first.
+ * <p>The database says what each step's state is ({@link StepControls}); every node keeps the queue of a paused or held
+ * step paused on every broker (every 2 s), so a pause reaches the brokers even if the node that made it died first, and
+ * resumes it once when the step runs again. A queue paused in the Artemis console while its step runs is left alone.
  */
 @ApplicationScoped
 public class BrokerPauses {

@@ -1,0 +1,153 @@
+package dev.lazarus.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lazarus.it.Api.Response;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Outage control from outside: a step paused by hand keeps its runs waiting (their attempts untouched) until it is
+ * resumed, and a step whose dependency goes away is held by Lazarus with the cause, probed without charging a run an
+ * attempt, and runs again by itself when the dependency is back, every run completing. The test server holds only the
+ * fetch step by itself (arquillian.xml: other tests fail other steps in bulk on purpose), after a cool-down of 2 s.
+ */
+class OutageControlIT extends LazarusIT {
+
+    private final DocumentService documents = new DocumentService();
+
+    @AfterEach
+    void everythingRunsAgain() {
+        documents.start();
+        for (String step : List.of("fetch", "parse", "index")) {
+            if (!"RUNNING".equals(step(step).getString("state"))) {
+                operator.post("api/steps/document-ingestion/" + step + "/resume", "{\"note\":\"the test is over\"}");
+            }
+        }
+    }
+
+    private JsonObject step(String name) {
+        return viewer.get("api/steps").ok().json().getJsonArray("steps").stream().map(JsonValue::asJsonObject)
+                .filter(s -> "document-ingestion".equals(s.getString("pipeline")) && name.equals(s.getString("step")))
+                .findFirst().orElseThrow(() -> new AssertionError("no step " + name + " in /api/steps"));
+    }
+
+    @Test
+    void everyStepIsListedWithItsStateAndItsQueue() {
+        List<JsonObject> steps = viewer.get("api/steps").ok().json().getJsonArray("steps").stream().map(JsonValue::asJsonObject).toList();
+        assertEquals(3, steps.stream().filter(s -> "document-ingestion".equals(s.getString("pipeline"))).count(), steps.toString());
+        JsonObject parse = step("parse");
+        assertEquals(PARSE, parse.getString("queue"));
+        assertEquals("RUNNING", parse.getString("state"));
+        for (String field : List.of("since", "by", "waiting", "inFlight", "consumers", "dlqDepth")) {
+            assertTrue(parse.containsKey(field), field + " in " + parse);
+        }
+    }
+
+    @Test
+    void aStepPausedByHandKeepsItsRunsWaitingWithTheirAttemptsUntouchedUntilItIsResumed() throws Exception {
+        Response paused = operator.post("api/steps/document-ingestion/parse/pause", "{\"note\":\"the parser is being upgraded\"}");
+        assertEquals(200, paused.status(), paused.body());
+        assertEquals("PAUSED", paused.json().getString("state"));
+        assertEquals("operator", paused.json().getString("by"));
+        assertEquals("the parser is being upgraded", paused.json().getString("note"));
+        assertEquals(409, operator.post("api/steps/document-ingestion/parse/pause", "{\"note\":\"again\"}").status(), "already paused");
+        assertTrue(broker.isPaused(PARSE), "the queue is paused on the broker, as its console shows it");
+
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            runs.add(operator.startRun("{}"));
+        }
+        // they reach parse and wait there: in the queue, not delivered
+        Await.until("five runs waiting at parse", Duration.ofSeconds(30), () -> step("parse").getJsonNumber("waiting").longValue(),
+                waiting -> waiting >= 5);
+        for (String run : runs) {
+            JsonObject waiting = viewer.run(run);
+            assertEquals("parse", waiting.getString("currentStep"));
+            assertTrue(executions(waiting, "parse").isEmpty() || executions(waiting, "parse").get(0).getInt("attempts") == 0,
+                    "no attempt at a paused step: " + waiting);
+        }
+
+        Response resumed = operator.post("api/steps/document-ingestion/parse/resume", "{\"note\":\"upgraded\"}");
+        assertEquals(200, resumed.status(), resumed.body());
+        assertEquals("RUNNING", resumed.json().getString("state"));
+        assertEquals(409, operator.post("api/steps/document-ingestion/parse/resume", "{}").status(), "it runs");
+        for (String run : runs) {
+            JsonObject done = awaitRun(run, "COMPLETED");
+            assertEquals(1, executions(done, "parse").get(0).getInt("attempts"), "one attempt, the one that ran: " + done);
+        }
+        assertTrue(!broker.isPaused(PARSE), "the queue runs again on the broker");
+
+        String events = Files.readString(Path.of(System.getProperty("it.base.dir"), "log", "lazarus-events.log"));
+        assertTrue(events.contains("\"event\":\"STEP\"") && events.contains("the parser is being upgraded"), "audited in the event log");
+    }
+
+    @Test
+    void pausingAndResumingRefuseWhatIsNoneAndViewers() {
+        assertEquals(404, operator.post("api/steps/document-ingestion/nope/pause", "{\"note\":\"x\"}").status());
+        assertEquals(404, operator.post("api/steps/nope/parse/pause", "{\"note\":\"x\"}").status());
+        assertEquals(400, operator.post("api/steps/document-ingestion/index/pause", "{}").status(), "a pause needs a note");
+        assertEquals(400, operator.post("api/steps/document-ingestion/index/pause", "{\"note\":\"" + "n".repeat(4001) + "\"}").status());
+        assertEquals(400, operator.post("api/steps/document-ingestion/index/pause", "{\"note\":\"x\",\"by\":\"mallory\"}").status());
+        assertEquals(403, viewer.post("api/steps/document-ingestion/index/pause", "{\"note\":\"x\"}").status());
+        assertEquals(401, anonymous.post("api/steps/document-ingestion/index/pause", "{\"note\":\"x\"}").status());
+        assertEquals("RUNNING", step("index").getString("state"), "nothing was changed");
+    }
+
+    @Test
+    void aStepWhoseDependencyGoesAwayIsHeldWithItsCauseAndRunsAgainByItselfWhenItIsBack() {
+        documents.stop();
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            runs.add(operator.startRun("{\"url\":\"https://example.org/outage-" + i + "\"}"));
+        }
+        JsonObject held = Await.until("fetch to be held", Duration.ofSeconds(60), () -> step("fetch"),
+                s -> "HELD".equals(s.getString("state")));
+        assertEquals("lazarus", held.getString("by"));
+        JsonObject cause = held.getJsonObject("cause");
+        assertNotNull(cause, held.toString());
+        assertTrue(cause.getString("example").contains("refused"), "the cause says what failed: " + cause);
+        assertTrue(broker.isPaused(FETCH));
+
+        // probed every few seconds (cool-down 2 s, doubling): still held while the service is away, no run charged
+        Await.until("a probe to fail", Duration.ofSeconds(30), () -> step("fetch"), s -> s.getInt("probesFailed") >= 1);
+        assertEquals("HELD", step("fetch").getString("state"));
+        int attemptsWhileHeld = attempts(runs);
+
+        documents.start();
+        Await.until("fetch to run again", Duration.ofSeconds(60), () -> step("fetch"), s -> "RUNNING".equals(s.getString("state")));
+        int deadLettered = 0;
+        for (String run : runs) {
+            JsonObject ended = Await.until("run " + run + " to end", Duration.ofSeconds(90), () -> viewer.run(run),
+                    r -> "COMPLETED".equals(r.getString("state")) || "DEAD_LETTERED".equals(r.getString("state")));
+            deadLettered += "DEAD_LETTERED".equals(ended.getString("state")) ? 1 : 0;
+        }
+        assertTrue(deadLettered <= 2, deadLettered + " of 15 runs were dead-lettered: the hold should have kept them waiting");
+        // each run that completed used at most its attempts before the hold plus the one that succeeded: the probes took none
+        assertTrue(attempts(runs) <= attemptsWhileHeld + runs.size(), "probes charged runs attempts: " + attemptsWhileHeld
+                + " before the service came back, " + attempts(runs) + " after");
+    }
+
+    @Test
+    void failuresThatAreTheMessagesOwnFaultNeverHoldAStep() {
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            runs.add(operator.startRun("{\"failures\":{\"fetch\":{\"mode\":\"permanent\"}}}"));
+        }
+        runs.forEach(run -> awaitRun(run, "DEAD_LETTERED"));
+        assertEquals("RUNNING", step("fetch").getString("state"), "permanent failures say nothing of the dependency");
+    }
+
+    private int attempts(List<String> runs) {
+        return runs.stream().mapToInt(run -> executions(viewer.run(run), "fetch").stream().mapToInt(e -> e.getInt("attempts")).sum()).sum();
+    }
+}
