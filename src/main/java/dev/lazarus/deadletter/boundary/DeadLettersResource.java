@@ -31,7 +31,7 @@ import java.io.InputStream;
 public class DeadLettersResource {
 
     /** A note has at most 4000 characters (as UTF-8, up to four bytes each), the body around it a little more. */
-    static final int MAX_BODY = 20 * 1024;
+    static final int MAX_BODY = JsonBodies.NOTE_REQUEST_BYTES;
 
     @Inject
     DeadLetters deadLetters;
@@ -150,11 +150,7 @@ public class DeadLettersResource {
     }
 
     private static void requireOnly(JsonObject request, String... names) {
-        java.util.List<String> known = java.util.List.of(names);
-        java.util.List<String> unknown = request.keySet().stream().filter(name -> !known.contains(name)).sorted().toList();
-        if (!unknown.isEmpty()) {
-            throw Problem.badRequest("unknown field(s) " + unknown + "; expected " + known);
-        }
+        JsonBodies.requireOnly(request, names);
     }
 
     /** The field as JSON text (null if absent); the service checks it is an object within the payload limit. */
@@ -199,8 +195,6 @@ public class DeadLettersResource {
      * does not know is refused, as every action refuses one (who acts is never the body's to say, for instance).
      */
     private static String note(InputStream body) {
-        JsonObject request = JsonBodies.readOptionalObject(body, MAX_BODY, "{\"note\": \"...\"}");
-        requireOnly(request, "note");
-        return JsonBodies.optionalString(request, "note");
+        return JsonBodies.note(body);
     }
 }
