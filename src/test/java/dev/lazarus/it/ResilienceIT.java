@@ -234,6 +234,35 @@ class ResilienceIT {
     }
 
     @Test
+    void aStepThatSucceedsAfterAnOperatorStoppedItsRunCannotRecordItsResult() throws Exception {
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
+        long generation = fixtures.generationOf(run);
+        CountDownLatch read = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        ExecutorService consumer = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> step = consumer.submit(() -> {
+                fixtures.succeedAfterAWait(run, "parse", read, proceed);
+                return null;
+            });
+            assertTrue(read.await(30, TimeUnit.SECONDS), "the consumer did not read the run");
+            DeadLetter stopped = deadLetterService.stop(run, "operator", "stopped while its step ran");
+            proceed.countDown();
+            java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> step.get(30, TimeUnit.SECONDS));
+            assertTrue(refused.getCause() instanceof dev.lazarus.pipeline.control.StepLedger.RunMovedOn,
+                    "the run's version check refused the step's outcome: " + refused.getCause());
+            assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+            assertEquals("parse", fixtures.currentStepOf(run), "the run did not move on");
+            assertEquals(generation + 1, fixtures.generationOf(run));
+            assertEquals(List.of(stopped.id()), fixtures.deadLettersOf(run).stream().map(DeadLetter::id).toList());
+        } finally {
+            proceed.countDown();
+            consumer.shutdownNow();
+        }
+    }
+
+    @Test
     void anOperatorsStopWhileAStepCommitsWaitsForItAndStopsTheRunAtTheNextStep() throws Exception {
         UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
         long generation = fixtures.generationOf(run);

@@ -53,6 +53,7 @@ class StopRunIT extends LazarusIT {
     @Test
     void stoppingARunWhoseStepHangsEndsItAsAManualDeadLetterWithWhoAndWhyAndTheLateResultIsDiscarded() {
         String counted = "lazarus_dead_letters_total{pipeline=\"document-ingestion\",reason=\"MANUAL\",step=\"index\"}";
+        String failedWrites = "lazarus_diagnostics_write_failures_total{what=\"step_success\"}";
         Map<String, Double> before = scrape();
         String id = hangingAtIndex(8);
 
@@ -92,6 +93,8 @@ class StopRunIT extends LazarusIT {
         // counted and logged like a dead letter of any other reason
         Await.until("the MANUAL dead letter to be counted", Duration.ofSeconds(30), this::scrape,
                 samples -> samples.getOrDefault(counted, 0.0) >= before.getOrDefault(counted, 0.0) + 1);
+        assertEquals(before.getOrDefault(failedWrites, 0.0), scrape().getOrDefault(failedWrites, 0.0),
+                "a result discarded because its run was stopped is no failed write (an alert fires on those)");
         Path log = Path.of(System.getProperty("it.base.dir"), "log", "lazarus-events.log");
         List<JsonObject> lines = Await.until("the stop's lines in " + log, Duration.ofSeconds(30), () -> eventsOf(log, id),
                 found -> found.stream().anyMatch(line -> "DEAD_LETTER".equals(line.getString("event"))));
