@@ -6,7 +6,8 @@
  * so Lazarus records the diagnostics next to it. Dead-lettering is terminal until an operator acts,
  * idempotent (one open dead letter per run, enforced by a unique column) and never deletes evidence.
  *
- * <p>It builds on the pipeline feature (runs, steps, dispatching) and takes over from its consumers through the
- * interfaces that feature owns ({@code DeliveryOutcomes}, {@code RunDeadLetters}); the dependency never runs back.
+ * <p>It builds on the pipeline feature (runs, steps, dispatching) and takes over from its consumers and its run resource
+ * through the interfaces that feature owns ({@code DeliveryOutcomes}, {@code RunDeadLetters}, {@code RunStops}); the
+ * dependency never runs back.
  */
 package dev.lazarus.deadletter;

@@ -7,7 +7,8 @@
  * sweep, a requeue or a completion is acknowledged and noted, never executed.
  *
  * <p>This feature depends on no other. A delivery that does not end in its step's success is reported through
- * {@code control.DeliveryOutcomes}, and a run's view shows its dead letter through {@code boundary.RunDeadLetters};
- * the dead-letter feature implements both and builds on this one's entities.
+ * {@code control.DeliveryOutcomes}, a run's view shows its dead letter through {@code boundary.RunDeadLetters}, and an
+ * operator's stop of a run goes through {@code boundary.RunStops}; the dead-letter feature implements all three and
+ * builds on this one's entities.
  */
 package dev.lazarus.pipeline;

@@ -69,6 +69,9 @@ class ApiFuzzIT extends LazarusIT {
     private static final Pattern SLOT = Pattern.compile("\\$\\{([^}]+)}");
     private static final Pattern DEAD_LETTER_ACTION = Pattern.compile("POST /api/dead-letters/\\{id}/([a-z-]+)");
 
+    /** The one action on a run: its valid request stops a run of the test's own that is busy in a step for a while. */
+    private static final String STOP = "POST /api/runs/{id}/stop";
+
     /** A cause (a fingerprint's form) that no dead letter has: it bounds a requeue job to nothing. */
     private static final String NO_CAUSE = "0123456789abcdef";
 
@@ -93,6 +96,8 @@ class ApiFuzzIT extends LazarusIT {
     private Pool parseDeadLetters;
     private Pool indexDeadLetters;
     private String completedRun;
+    /** The run the operator's walk of {@link #STOP} acts on: live when the walk starts (its first request stops it). */
+    private String runToStop;
     private long job;
     private Map<String, Template> templates;
     private int requests;
@@ -351,6 +356,7 @@ class ApiFuzzIT extends LazarusIT {
                 "runs[0]", "{\"pipeline\":${runs[0].pipeline},\"payload\":${runs[0].payload}}", "runs[0].pipeline", quoted(PIPELINE),
                 "runs[0].payload", "{\"url\":${runs[0].payload.url},\"fuzz\":\"" + marker + "\"}",
                 "runs[0].payload.url", quoted("https://example.org/fuzz-batch")));
+        bodies.put(STOP, template("{\"note\":${note}}", "note", note));
         for (String action : List.of("investigate", "notes", "resolve", "discard", "skip-step")) {
             bodies.put("POST /api/dead-letters/{id}/" + action, template("{\"note\":${note}}", "note", note));
         }
@@ -485,6 +491,7 @@ class ApiFuzzIT extends LazarusIT {
     private void walk(Operation operation, Caller caller) {
         Instant started = Instant.now();
         boolean eachRequest = operation.acts() && caller == asOperator;
+        runToStop = operation.key().equals(STOP) && caller == asOperator ? busyRun() : null;
         Fixture watched = !eachRequest && operation.deadLetterAction() != null ? parseDeadLetters.open(false) : null;
         Snapshot before = eachRequest ? null : snapshot(watched);
         for (Case c : cases(operation)) {
@@ -572,7 +579,21 @@ class ApiFuzzIT extends LazarusIT {
         }
     }
 
+    /** A run of the test's own, in progress at its index step for 20 s (index is called stuck only after 2 minutes). */
+    private String busyRun() {
+        String id = operator.startRun("{\"url\":\"https://example.org/fuzz-stop\",\"fuzz\":\"" + marker
+                + "\",\"failures\":{\"index\":{\"mode\":\"hang\",\"seconds\":20}}}");
+        runs.add(id);
+        forgetSnapshots(); // there is one more run now
+        Await.until("run " + id + " to be in progress at index", Duration.ofSeconds(60), () -> viewer.run(id),
+                run -> "IN_PROGRESS".equals(run.getString("state")) && "index".equals(run.getString("currentStep")));
+        return id;
+    }
+
     private String realId(Operation operation) {
+        if (runToStop != null && operation.key().equals(STOP)) {
+            return runToStop;
+        }
         if (operation.key().contains("/dead-letters/{id}")) {
             return String.valueOf(parseDeadLetters.fixtures.get(0).id);
         }
@@ -657,6 +678,9 @@ class ApiFuzzIT extends LazarusIT {
         if (target != null) {
             snapshot(target);
             touchedRuns.add(target.runId);
+        }
+        if (operation.key().equals(STOP) && runToStop != null) {
+            touchedRuns.add(runToStop);
         }
         JsonValue answer = parse(outcome.body());
         if (answer instanceof JsonObject object) {

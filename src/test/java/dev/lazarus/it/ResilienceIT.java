@@ -203,6 +203,116 @@ class ResilienceIT {
     }
 
     @Test
+    void anOperatorsStopWhileASweepHoldsTheRunWaitsForTheSweepAndIsThenRefusedForTheRunHasEnded() throws Exception {
+        // fresh: the timer's sweeps leave it alone; only this test's sweep and stop race for it
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
+        StepDefinition parse = pipelines.step(DocumentIngestion.NAME, "parse").orElseThrow();
+        DeadLetterReport swept = DeadLetterReport.runStalled(DeadLetterReason.STUCK_IN_PROGRESS, parse, run, fixtures.generationOf(run),
+                1, "the test's sweep");
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        ExecutorService both = Executors.newFixedThreadPool(2);
+        try {
+            Future<Long> sweep = both.submit(() -> fixtures.recordWithTheRunLockedFirst(run, swept, locked, proceed));
+            assertTrue(locked.await(30, TimeUnit.SECONDS), "the sweep did not lock the run");
+            Future<Long> stop = both.submit(() -> deadLetterService.stop(run, "operator", "stopped while it was swept").id());
+            Await.until("the stop waiting for the sweep's lock", Duration.ofSeconds(30), fixtures::sessionsWaitingForALock, n -> n >= 1);
+            proceed.countDown();
+            long sweptWith = sweep.get(30, TimeUnit.SECONDS);
+            java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> stop.get(30, TimeUnit.SECONDS));
+            dev.lazarus.platform.control.Problem conflict = (dev.lazarus.platform.control.Problem) refused.getCause();
+            assertEquals(409, conflict.status());
+            assertTrue(conflict.detail().contains("DEAD_LETTERED"), conflict.detail());
+            List<DeadLetter> deadLetters = fixtures.deadLettersOf(run);
+            assertEquals(1, deadLetters.size(), "one dead letter for the run");
+            assertEquals(sweptWith, deadLetters.get(0).id(), "the sweep's, which locked the run first");
+        } finally {
+            proceed.countDown();
+            both.shutdownNow();
+        }
+    }
+
+    @Test
+    void aStepThatSucceedsAfterAnOperatorStoppedItsRunCannotRecordItsResult() throws Exception {
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
+        long generation = fixtures.generationOf(run);
+        CountDownLatch read = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        ExecutorService consumer = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> step = consumer.submit(() -> {
+                fixtures.succeedAfterAWait(run, "parse", read, proceed);
+                return null;
+            });
+            assertTrue(read.await(30, TimeUnit.SECONDS), "the consumer did not read the run");
+            DeadLetter stopped = deadLetterService.stop(run, "operator", "stopped while its step ran");
+            proceed.countDown();
+            java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> step.get(30, TimeUnit.SECONDS));
+            assertTrue(refused.getCause() instanceof dev.lazarus.pipeline.control.StepLedger.RunMovedOn,
+                    "the run's version check refused the step's outcome: " + refused.getCause());
+            assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+            assertEquals("parse", fixtures.currentStepOf(run), "the run did not move on");
+            assertEquals(generation + 1, fixtures.generationOf(run));
+            assertEquals(List.of(stopped.id()), fixtures.deadLettersOf(run).stream().map(DeadLetter::id).toList());
+        } finally {
+            proceed.countDown();
+            consumer.shutdownNow();
+        }
+    }
+
+    @Test
+    void anOperatorsStopWhileAStepCommitsWaitsForItAndStopsTheRunAtTheNextStep() throws Exception {
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
+        long generation = fixtures.generationOf(run);
+        CountDownLatch written = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        ExecutorService both = Executors.newFixedThreadPool(2);
+        try {
+            Future<?> step = both.submit(() -> {
+                fixtures.succeedAndWaitBeforeCommitting(run, "parse", written, proceed);
+                return null;
+            });
+            assertTrue(written.await(30, TimeUnit.SECONDS), "the consumer did not record its success");
+            Future<DeadLetter> stop = both.submit(() -> deadLetterService.stop(run, "operator", "stopped while its step committed"));
+            Await.until("the stop waiting for the step's commit", Duration.ofSeconds(30), fixtures::sessionsWaitingForALock, n -> n >= 1);
+            proceed.countDown();
+            step.get(30, TimeUnit.SECONDS);
+            DeadLetter stopped = stop.get(30, TimeUnit.SECONDS);
+            assertEquals("index", stopped.stepName(), "the step's commit came first: the stop holds the run at the step after it");
+            assertEquals(generation + 1, stopped.generation(), "the dispatch of index the step's commit made");
+            assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+            assertEquals("index", fixtures.currentStepOf(run));
+            // the index message that commit sent is a message of the stopped dispatch: parked with the stop's dead letter
+            Await.until("index's message parked with the stop's dead letter", Duration.ofSeconds(30), () -> fixtures.inIndexDlq(run),
+                    n -> n == 1);
+            assertEquals(List.of(stopped.id()), fixtures.deadLettersOf(run).stream().map(DeadLetter::id).toList(),
+                    "no dead letter but the stop's");
+        } finally {
+            proceed.countDown();
+            both.shutdownNow();
+        }
+    }
+
+    @Test
+    void aSweepAfterAnOperatorsStopFindsTheRunStoppedAndRecordsNothing() {
+        UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", Instant.now());
+        long generation = fixtures.generationOf(run);
+        DeadLetter stopped = deadLetterService.stop(run, "operator", "stopped before the sweep");
+        assertEquals(DeadLetterReason.MANUAL, stopped.reason());
+        assertEquals(generation, stopped.generation(), "the dispatch it stopped");
+        assertEquals(generation + 1, fixtures.generationOf(run), "fenced: the run moved past that dispatch");
+        // judged an hour from now the run would be stuck, were it still in progress
+        StaleRuns staleRuns = CDI.current().select(StaleRuns.class).get();
+        assertEquals(0, staleRuns.deadLetterIfStale(List.of(run), StalenessRules.Kind.STUCK, Instant.now().plus(Duration.ofHours(1))));
+        List<DeadLetter> deadLetters = fixtures.deadLettersOf(run);
+        assertEquals(1, deadLetters.size());
+        assertEquals(DeadLetterReason.MANUAL, deadLetters.get(0).reason(), "the stop's dead letter, and no other");
+        assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
+    }
+
+    @Test
     void thePersistentTimersLiveInTheSharedDatabaseSoThatEachFiringRunsOnOneNodeOnly() {
         List<String> timers = fixtures.persistentTimers();
         for (String timer : List.of("StaleRunSweeper / sweep", "RetentionTimer / purge", "RequeueJobRecovery / interruptSilentJobs")) {

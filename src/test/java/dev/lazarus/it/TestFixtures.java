@@ -145,6 +145,44 @@ public class TestFixtures {
                 .getSingleResult();
     }
 
+    @Inject
+    dev.lazarus.pipeline.control.StepLedger ledger;
+
+    @Inject
+    dev.lazarus.pipeline.control.Pipelines pipelines;
+
+    /**
+     * A consumer whose step succeeds, in a transaction of its own: it reads the run as a delivery does, waits from
+     * {@code read} until {@code proceed}, then records the success (moving the run on, sending the next step's message).
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void succeedAfterAWait(UUID runId, String step, java.util.concurrent.CountDownLatch read,
+                                  java.util.concurrent.CountDownLatch proceed) throws InterruptedException {
+        Run run = em.find(Run.class, runId);
+        dev.lazarus.pipeline.control.StepMessage message = new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation());
+        read.countDown();
+        proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
+        ledger.succeeded(message, pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}", null);
+    }
+
+    /**
+     * A consumer whose step succeeds, in a transaction of its own: it records the success (the run's row now written and
+     * locked) and waits from {@code written} until {@code proceed} before it commits.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void succeedAndWaitBeforeCommitting(UUID runId, String step, java.util.concurrent.CountDownLatch written,
+                                               java.util.concurrent.CountDownLatch proceed) throws InterruptedException {
+        Run run = em.find(Run.class, runId);
+        ledger.succeeded(new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation()),
+                pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}", null);
+        written.countDown();
+        proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
+    }
+
+    public String currentStepOf(UUID run) {
+        return em.find(Run.class, run).currentStep();
+    }
+
     public long generationOf(UUID run) {
         return em.find(Run.class, run).generation();
     }

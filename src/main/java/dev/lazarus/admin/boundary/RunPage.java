@@ -1,28 +1,45 @@
 package dev.lazarus.admin.boundary;
 
 import dev.lazarus.deadletter.control.RunHistory;
+import dev.lazarus.pipeline.boundary.RunStops;
 import dev.lazarus.platform.control.Clocks;
 import dev.lazarus.platform.control.Jsonp;
-import jakarta.enterprise.context.RequestScoped;
+import dev.lazarus.platform.control.Problem;
+import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
+import java.io.Serializable;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * One run's page: its dispatches as a timeline (where each came from, attempts, how long, how it ended), its dead
- * letters, its payload and its trace. Read only; the actions are on its dead letters' pages.
+ * letters, its payload and its trace, and for an operator a Stop button while the run is live. The actions on a
+ * stopped run (requeue, fix, resolve) are on its dead letter's page.
+ *
+ * <p>View-scoped, so that Stop acts on the run the page shows (its id comes from the URL, which a request-scoped bean
+ * learns too late to decide which buttons a postback may press; see {@code DeadLetterPage}). It keeps its parameter and,
+ * between a postback's decoding and its action, the note; what it shows is read per request ({@link PageReads}).
  */
 @Named
-@RequestScoped
-public class RunPage {
+@ViewScoped
+public class RunPage implements Serializable {
+
+    private static final long serialVersionUID = 1L;
 
     @Inject
     RunHistory runHistory;
 
     @Inject
+    RunStops stops;
+
+    @Inject
     Clocks clocks;
+
+    @Inject
+    PageReads reads;
 
     /**
      * Where a trace id leads, with {@code {traceId}} in it (for example Jaeger's
@@ -33,19 +50,19 @@ public class RunPage {
     String traceUrl;
 
     private String id;
-    private RunHistory.History history;
-    private boolean read;
+    private String note;
 
     public RunHistory.History getHistory() {
-        if (!read) {
-            read = true;
-            try {
-                history = id == null ? null : runHistory.of(UUID.fromString(id.strip())).orElse(null);
-            } catch (IllegalArgumentException notAnId) {
-                history = null;
-            }
+        return reads.<Optional<RunHistory.History>>once("history", () -> runId().flatMap(runHistory::of)).orElse(null);
+    }
+
+    /** The run the page's parameter names, if it is a run id at all (a UUID). */
+    private Optional<UUID> runId() {
+        try {
+            return id == null ? Optional.empty() : Optional.of(UUID.fromString(id.strip()));
+        } catch (IllegalArgumentException notAnId) {
+            return Optional.empty();
         }
-        return history;
     }
 
     /** The longest dispatch, for the bars that compare them. */
@@ -73,6 +90,17 @@ public class RunPage {
         return since == null ? "" : FacesActions.age(since, clocks.clock().instant());
     }
 
+    /** Stops the run with the note (why); the service checks both again and says why not (ended, no note). */
+    public String stop() {
+        FacesActions.act(() -> stops.stop(runId().orElseThrow(() -> Problem.notFound("no run " + id)), note),
+                deadLetter -> "Stopped: dead letter #" + deadLetter + " (MANUAL) holds the run now; requeue it from its page to"
+                        + " bring the run back at the same step.");
+        note = null; // the page is fetched again: what the form sent is not kept with the old view
+        return FacesActions.reload("run");
+    }
+
     public String getId() { return id; }
     public void setId(String id) { this.id = id; }
+    public String getNote() { return note; }
+    public void setNote(String note) { this.note = note; }
 }

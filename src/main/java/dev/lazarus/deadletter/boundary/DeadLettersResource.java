@@ -43,11 +43,8 @@ public class DeadLettersResource {
         return Boolean.TRUE.equals(QueryParams.bool("open", open));
     }
 
-    /**
-     * A note has at most 4 000 characters; a client may send each as a JSON escape ({@code \u00e9}: six bytes), and the
-     * body around it a little more.
-     */
-    static final int MAX_BODY = 32 * 1024;
+    /** A note's request (see JsonBodies#NOTE_REQUEST_BYTES). */
+    static final int MAX_BODY = JsonBodies.NOTE_REQUEST_BYTES;
 
     @Inject
     DeadLetters deadLetters;
@@ -170,11 +167,7 @@ public class DeadLettersResource {
     }
 
     private static void requireOnly(JsonObject request, String... names) {
-        java.util.List<String> known = java.util.List.of(names);
-        java.util.List<String> unknown = request.keySet().stream().filter(name -> !known.contains(name)).sorted().toList();
-        if (!unknown.isEmpty()) {
-            throw Problem.badRequest("unknown field(s) " + unknown + "; expected " + known);
-        }
+        JsonBodies.requireOnly(request, names);
     }
 
     /** The field as JSON text (null if absent); the service checks it is an object within the payload limit. */
@@ -219,8 +212,6 @@ public class DeadLettersResource {
      * does not know is refused, as every action refuses one (who acts is never the body's to say, for instance).
      */
     private static String note(InputStream body) {
-        JsonObject request = JsonBodies.readOptionalObject(body, MAX_BODY, "{\"note\": \"...\"}");
-        requireOnly(request, "note");
-        return JsonBodies.optionalString(request, "note");
+        return JsonBodies.note(body);
     }
 }

@@ -4,11 +4,13 @@ import static dev.lazarus.platform.control.Jsonp.JSON;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
 import dev.lazarus.pipeline.entity.StepState;
+import dev.lazarus.platform.control.Failures;
 import dev.lazarus.platform.control.Problem;
 import dev.lazarus.platform.control.Text;
 import jakarta.ejb.Stateless;
@@ -22,6 +24,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.FlushModeType;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.PersistenceException;
 import java.io.StringReader;
 import java.time.Clock;
 import java.time.Instant;
@@ -56,7 +59,10 @@ import java.util.stream.Collectors;
  * stops or resumes it;</li>
  * <li>only {@link #resume} brings a held run back, with its open dead letter, after checking that the two still
  * agree, for every requeue path (one, bulk, console Retry); a disagreement is a 409 problem, never a half-done
- * change.</li>
+ * change;</li>
+ * <li>an operator's {@link #stop} of a live run is a dead letter like a detector's (reason {@code MANUAL}), recorded by
+ * the same rule under the same run lock: whichever of a stop, a sweep, a consumer's outcome or a requeue locks the run
+ * first wins, and the other finds what it did.</li>
  * </ul>
  */
 @Stateless
@@ -97,6 +103,8 @@ public class DeadLetterService {
     @Inject
     @org.eclipse.microprofile.config.inject.ConfigProperty(name = "lazarus.reconcile.undeliverable-after", defaultValue = "PT2M")
     java.time.Duration undeliverableAfter;
+    @Inject
+    Pipelines pipelines;
 
     /** Records the dead letter in the caller's transaction and, if it is about the run's current dispatch, stops the run. */
     public DeadLetter record(DeadLetterReport report) {
@@ -369,6 +377,52 @@ public class DeadLetterService {
     }
 
     /**
+     * An operator stops a live run by hand, in the caller's transaction: a {@code MANUAL} dead letter holds it, for the
+     * dispatch it is at (its current step: a run stopped between steps is held at the step its message waits for, the
+     * one before it having committed), with who and why in its audit trail. The stop fences the run like a sweep does
+     * (a new generation), so no message of that dispatch ever runs the step after this commits: one waiting in the
+     * queue or for its redelivery is parked with the dead letter when it arrives, and a handler running right now
+     * cannot record its result (its transaction's version check fails, or it finds the run moved on). A requeue brings
+     * the run back at that step, like any dead letter.
+     *
+     * <p>The run is locked first, as every detector locks it: a stop racing a consumer's commit, a sweep, a requeue or
+     * another stop waits for the other and then judges the run as it left it.
+     *
+     * @throws Problem 404 if there is no such run; 409 if it has ended (completed, or dead-lettered: a second stop), or
+     *                 another transaction holds it past the lock timeout
+     */
+    public DeadLetter stop(UUID runId, String operator, String note) {
+        Run run = locked(runId);
+        if (run == null) {
+            throw Problem.notFound("no run " + runId);
+        }
+        if (!run.state().isLive()) {
+            throw Problem.conflict("run " + runId + " has already ended: it is " + run.state() + " (at step " + run.currentStep()
+                    + "); only a live run (PENDING, IN_PROGRESS or RETRYING) can be stopped");
+        }
+        StepDefinition step = pipelines.step(run.pipeline(), run.currentStep()).orElseThrow(() -> Problem.conflict("run " + runId
+                + " is at step " + run.currentStep() + " of pipeline " + run.pipeline() + ", which this deployment does not have:"
+                + " its queue is unknown here"));
+        int attempts = execution(run, step.name(), run.generation()).map(StepExecution::attempts).orElse(0);
+        DeadLetter deadLetter = record(DeadLetterReport.stoppedByHand(step, run.id(), run.generation(), attempts, operator, note));
+        em.flush(); // anything the database refuses is refused here, inside the stop (the dead letter is logged as it is recorded)
+        return deadLetter;
+    }
+
+    /** The run, locked for writing; waiting longer than the lock timeout is a 409 (someone else is changing it). */
+    private Run locked(UUID runId) {
+        try {
+            return em.find(Run.class, runId, LockModeType.PESSIMISTIC_WRITE);
+        } catch (PersistenceException e) {
+            if (Failures.isLockTimeout(e)) {
+                throw Problem.conflict("run " + runId + " is being changed by another transaction right now (a step committing,"
+                        + " or one a crash left in doubt until recovery settles it); try again shortly");
+            }
+            throw e;
+        }
+    }
+
+    /**
      * Brings the run a dead letter holds back to life at its current step, closing the dead letter, both in the
      * caller's transaction (the caller holds both rows locked and dispatches the step).
      *
@@ -525,7 +579,7 @@ public class DeadLetterService {
                 null, found + (exhausted ? "the step used its attempts but the consumer could not record why (" + counts + ")"
                         : "the broker gave up before the step used its attempts (" + counts + "); requeue it once the consumer"
                         + " can take messages again"),
-                null, null, false, DeadLetterReport.RECONCILER);
+                null, null, false, DeadLetterReport.RECONCILER, null);
     }
 
     /**
@@ -570,7 +624,9 @@ public class DeadLetterService {
     }
 
     private DeadLetter newDeadLetter(DeadLetterReport report, DeadLetterReason reason, String error, Instant now) {
-        return new DeadLetter(reason, report.queue(), report.deadLetterQueue(), report.detectedBy(), now)
+        DeadLetterReport.ByHand byHand = report.byHand();
+        return new DeadLetter(reason, report.queue(), report.deadLetterQueue(), report.detectedBy(),
+                        byHand != null ? byHand.operator() : report.detectedBy(), byHand != null ? byHand.note() : null, now)
                 .withMessage(report.messageId(), report.messageBody())
                 .withError(report.exceptionClass(), error, report.stackTrace(), report.stack(), report.attempts());
     }

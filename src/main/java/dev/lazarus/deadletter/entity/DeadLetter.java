@@ -177,6 +177,15 @@ public class DeadLetter {
     }
 
     public DeadLetter(DeadLetterReason reason, String queue, String deadLetterQueue, String detectedBy, Instant now) {
+        this(reason, queue, deadLetterQueue, detectedBy, detectedBy, null, now);
+    }
+
+    /**
+     * A dead letter whose making is someone's act ({@code createdBy}, with {@code note} saying why: an operator who
+     * stopped a run by hand), not only a detection path's finding: its audit trail starts with them.
+     */
+    public DeadLetter(DeadLetterReason reason, String queue, String deadLetterQueue, String detectedBy, String createdBy, String note,
+                      Instant now) {
         this.reason = Objects.requireNonNull(reason, "reason");
         takeCause(Fingerprint.of(reason, null, null, StackSummary.NONE)); // until the error is known (withError)
         this.queue = Objects.requireNonNull(queue, "queue");
@@ -185,7 +194,7 @@ public class DeadLetter {
         this.status = DeadLetterStatus.PENDING;
         this.createdAt = now;
         this.updatedAt = now;
-        events.add(new DeadLetterEvent(this, now, detectedBy, DeadLetterAction.CREATED, null, DeadLetterStatus.PENDING, null));
+        events.add(new DeadLetterEvent(this, now, requireActor(createdBy), DeadLetterAction.CREATED, null, DeadLetterStatus.PENDING, note));
     }
 
     /**

@@ -10,7 +10,6 @@ import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.JsonObject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -31,9 +30,6 @@ import java.util.Map;
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class StepsResource {
-
-    /** A note has at most 4 000 characters, each maybe a six-byte JSON escape; the body around it a little more. */
-    static final int MAX_BODY = 32 * 1024;
 
     @Inject
     StepControls controls;
@@ -91,14 +87,9 @@ public class StepsResource {
         return figure < 0 ? null : figure;
     }
 
-    /** The body's note: the service checks it (required to pause, its limit) as for the admin page. Unknown fields: 400. */
+    /** The body's note: the service checks it (required to pause, its limit), as for the admin page. */
     private static String note(InputStream body) {
-        JsonObject request = JsonBodies.readOptionalObject(body, MAX_BODY, "{\"note\": \"why\"}");
-        List<String> unknown = request.keySet().stream().filter(name -> !name.equals("note")).sorted().toList();
-        if (!unknown.isEmpty()) {
-            throw Problem.badRequest("unknown field(s) " + unknown + "; expected [note]");
-        }
-        return JsonBodies.optionalString(request, "note");
+        return JsonBodies.note(body);
     }
 
     public record Steps(List<StepView> steps) {

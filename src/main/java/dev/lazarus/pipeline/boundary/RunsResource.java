@@ -62,6 +62,9 @@ public class RunsResource {
     RunDeadLetters deadLetters;
 
     @Inject
+    RunStops stops;
+
+    @Inject
     Payloads payloads;
 
     @Inject
@@ -181,6 +184,21 @@ public class RunsResource {
         UUID runId = uuid(id);
         Run run = runs.find(runId).orElseThrow(() -> Problem.notFound("no run " + id));
         return RunView.of(run, runs.steps(runId), deadLetters.latestFor(runId).orElse(null));
+    }
+
+    /**
+     * Stops a live run by hand, {@code {"note": "why"}} (operator; the note is required): it ends as a dead letter with
+     * reason {@code MANUAL}, who (the authenticated caller) and why, and no message of the dispatch it was at runs the step
+     * after this answers (a handler running now has its result discarded). Answers the run as it now is, its dead letter
+     * included; a requeue of that dead letter brings it back. A run that has ended (completed, or stopped already) is a
+     * 409 naming its state; an id that is not a UUID is a 404, as for {@code GET}.
+     */
+    @POST
+    @Path("{id}/stop")
+    public RunView stop(@PathParam("id") String id, InputStream body) {
+        UUID runId = uuid(id);
+        stops.stop(runId, JsonBodies.note(body));
+        return get(id);
     }
 
     @GET

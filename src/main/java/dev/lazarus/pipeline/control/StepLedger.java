@@ -9,6 +9,7 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.Message;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.OptimisticLockException;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Instant;
@@ -178,12 +179,32 @@ public class StepLedger {
     }
 
     /**
+     * The step's outcome cannot be recorded because its run moved past the dispatch while the step ran (an operator
+     * stopped it, the sweeper gave up on it, a requeue sent it again): the outcome is discarded, the consumer's transaction
+     * rolls back with whatever the handler did in it, and the broker's redelivery is settled as a copy of a dispatch its
+     * dead letter explains. The fencing working as meant, not a failure: an application exception, so the container
+     * neither logs it as an error nor wraps it.
+     */
+    @jakarta.ejb.ApplicationException(rollback = true)
+    public static class RunMovedOn extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        RunMovedOn(StepMessage message, String what) {
+            super("run " + message.runId() + " " + what + " while " + message.idempotencyKey() + " ran (stopped, swept or requeued):"
+                    + " its outcome is discarded");
+        }
+    }
+
+    /**
      * The step succeeded: record it and dispatch the next step (or complete the run), all in the consumer's
-     * transaction. If the run was swept or requeued since the attempt was admitted, the outcome is refused here
-     * (a fenced attempt never moves its run on); if that happens while this transaction runs, the version check
-     * fails the commit. Either way the broker's redelivery is then dead-lettered as stale.
+     * transaction. If the run was stopped, swept or requeued since the attempt was admitted, the outcome is refused
+     * here (a fenced attempt never moves its run on); if that happens while this transaction runs, the run's version
+     * check fails the update. Either way it is a {@link RunMovedOn}, and the broker's redelivery is then settled with
+     * the dead letter of the dispatch.
      *
      * @param inline the attempt, if it was admitted inline ({@link #admitFirstDelivery}); null if {@link #admit} wrote it
+     * @throws RunMovedOn if the run is no longer at this dispatch
      */
     @TransactionAttribute(TransactionAttributeType.MANDATORY)
     public void succeeded(StepMessage message, StepDefinition step, String output, InlineAttempt inline) {
@@ -194,8 +215,8 @@ public class StepLedger {
             em.refresh(run); // its attempt was written in a transaction of its own while the step ran
         }
         if (run == null || !run.accepts(message.step(), message.generation())) {
-            throw new IllegalStateException("run " + message.runId() + " moved on while " + message.idempotencyKey()
-                    + " ran (swept or requeued): its outcome is not recorded");
+            throw new RunMovedOn(message, run == null ? "disappeared" : "moved on to " + run.state() + " at step " + run.currentStep()
+                    + ", dispatch " + run.generation());
         }
         if (written) {
             execution(run, step).ifPresent(e -> e.completed(now));
@@ -214,7 +235,13 @@ public class StepLedger {
             run.complete(output, now);
             LOG.log(Level.INFO, "Run {0} of {1} completed", new Object[] {run.id(), run.pipeline()});
         }
-        em.flush(); // surface a concurrent change here rather than at commit
+        try {
+            em.flush(); // surface a concurrent change here rather than at commit
+        } catch (OptimisticLockException changed) {
+            // the run's row changed after this transaction read it (the only versioned row written here): stopped,
+            // swept or requeued while the step ran, and the database noticed
+            throw new RunMovedOn(message, "changed");
+        }
     }
 
     /** A new execution of the run's current dispatch of the step, persisted now (changes made after it are written at flush). */

@@ -335,6 +335,10 @@ public class StepProcessor {
         try {
             ledger.succeeded(message, step, output, inline);
             return Outcome.COMMIT;
+        } catch (StepLedger.RunMovedOn fenced) {
+            // the fencing at work (an operator's stop, a sweep, a requeue while the step ran): nothing failed to be written
+            LOG.log(Level.INFO, "{0}; its redelivery is settled as a copy of a dispatch the run moved past", fenced.getMessage());
+            return Outcome.ROLL_BACK;
         } catch (EJBException | PersistenceException e) {
             metrics.diagnosticsWriteFailed("step_success");
             LOG.log(Level.WARNING, "Could not record the success of {0}, the broker will redeliver: {1}",

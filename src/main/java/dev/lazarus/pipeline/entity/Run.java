@@ -18,8 +18,8 @@ import java.util.UUID;
  * One execution of a pipeline on a JSON payload: the source of truth for what the run is doing.
  *
  * <p>{@code generation} is the fencing token every step message carries. It changes with every dispatch (the
- * next step, a requeue) and when the sweeper dead-letters a run whose consumer may still be alive, so messages
- * already in flight stop counting. A message is executed only if the run {@link #accepts} it.
+ * next step, a requeue) and when the sweeper or an operator stops a run whose consumer may still be alive, so
+ * messages already in flight stop counting. A message is executed only if the run {@link #accepts} it.
  *
  * <p>{@code payload} is the pipeline's working document: each step receives it and returns the version the
  * next step sees.
@@ -155,8 +155,9 @@ public class Run {
 
     /**
      * Stops the run. With {@code fence}, messages already in flight become stale: the sweeper uses it because
-     * the consumer it gave up on may still be running; the consumer's own final attempt does not need it
-     * because its message goes to the dead-letter queue.
+     * the consumer it gave up on may still be running, and so does an operator's stop (a handler may be running, a
+     * message waiting for its delivery); the consumer's own final attempt does not need it because its message goes
+     * to the dead-letter queue.
      */
     public void deadLetter(boolean fence, Instant now) {
         if (state == RunState.DEAD_LETTERED) {

@@ -22,7 +22,33 @@ import java.nio.charset.StandardCharsets;
  */
 public final class JsonBodies {
 
+    /**
+     * A note's request: a note has at most 4 000 characters, and a client may send each as a JSON escape
+     * ({@code \u00e9}: six bytes); the body around it a little more.
+     */
+    public static final int NOTE_REQUEST_BYTES = 32 * 1024;
+
     private JsonBodies() {
+    }
+
+    /**
+     * The note of a request whose body is {@code {"note": "..."}} or empty, as every action that takes only a note reads
+     * it: the body within {@link #NOTE_REQUEST_BYTES}, no other field (who acts is never the body's to say, for
+     * instance), the note a string or absent. The service it goes to checks the note itself (required, its limit).
+     */
+    public static String note(InputStream body) {
+        JsonObject request = readOptionalObject(body, NOTE_REQUEST_BYTES, "{\"note\": \"...\"}");
+        requireOnly(request, "note");
+        return optionalString(request, "note");
+    }
+
+    /** Refuses a request with a field other than {@code names}: every action says which fields it takes (400). */
+    public static void requireOnly(JsonObject request, String... names) {
+        java.util.List<String> known = java.util.List.of(names);
+        java.util.List<String> unknown = request.keySet().stream().filter(name -> !known.contains(name)).sorted().toList();
+        if (!unknown.isEmpty()) {
+            throw Problem.badRequest("unknown field(s) " + unknown + "; expected " + known);
+        }
     }
 
     public static JsonObject readObject(InputStream body, int limit, String expected) {

@@ -26,6 +26,21 @@ class DeadLetterTest {
     }
 
     @Test
+    void aRunStoppedByHandHoldsItAndItsTrailStartsWithWhoStoppedItAndWhy() {
+        DeadLetter deadLetter = new DeadLetter(DeadLetterReason.MANUAL, "q", "DLQ.q", "operator", "alice", "the index is down", now)
+                .forRun(UUID.randomUUID(), "p", "a", 3L);
+        assertTrue(deadLetter.holdsRun(), "a stop holds its run");
+        assertTrue(deadLetter.canBeRequeued(), "and a requeue brings it back");
+        DeadLetterEvent created = deadLetter.events().get(0);
+        assertEquals(DeadLetterAction.CREATED, created.action());
+        assertEquals("alice", created.actor());
+        assertEquals("the index is down", created.note());
+        assertEquals("operator", deadLetter.detectedBy());
+        assertThrows(IllegalArgumentException.class, () -> new DeadLetter(DeadLetterReason.MANUAL, "q", "DLQ.q", "operator", " ", "why", now),
+                "a dead letter made by hand names who made it");
+    }
+
+    @Test
     void investigationMovesPendingToInvestigatingToResolvedAndKeepsEveryStepInTheTrail() {
         DeadLetter deadLetter = new DeadLetter(DeadLetterReason.RETRIES_EXHAUSTED, "q", "DLQ.q", "consumer", now)
                 .forRun(UUID.randomUUID(), "p", "a", 1L);
