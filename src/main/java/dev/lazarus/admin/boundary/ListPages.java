@@ -1,10 +1,10 @@
 package dev.lazarus.admin.boundary;
 
 import dev.lazarus.deadletter.control.DeadLetters;
-import dev.lazarus.deadletter.control.RequeueJobs;
+import dev.lazarus.deadletter.control.BulkJobs;
 import dev.lazarus.deadletter.control.DeadLetterSummary;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
-import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.control.RunSummary;
 import dev.lazarus.pipeline.entity.RunState;
@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The simple lists of the admin pages: runs, the investigation queue, requeue jobs, and one job's progress.
+ * The simple lists of the admin pages: runs, the investigation queue, bulk jobs, and one job's progress.
  * View-scoped for the same reason as {@link DeadLetterPage}: Cancel acts on the job the page shows.
  */
 @Named
@@ -38,7 +38,7 @@ public class ListPages implements Serializable {
     DeadLetters deadLetters;
 
     @Inject
-    RequeueJobs requeueJobs;
+    BulkJobs bulkJobs;
 
     @Inject
     Clocks clocks;
@@ -79,30 +79,33 @@ public class ListPages implements Serializable {
         return reads.once("queue", () -> deadLetters.investigationQueue(DeadLetterFilter.ALL, 0, PAGE_SIZE));
     }
 
-    public List<RequeueJob> getJobs() {
-        return reads.once("jobs", () -> requeueJobs.recent(PAGE_SIZE));
+    public List<BulkJob> getJobs() {
+        return reads.once("jobs", () -> bulkJobs.recent(null, PAGE_SIZE));
     }
 
-    public RequeueJob getJob() {
-        return reads.once("job", () -> requeueJobs.find(jobId).orElse(null));
+    public BulkJob getJob() {
+        return reads.once("job", () -> bulkJobs.find(jobId).orElse(null));
     }
 
     public int getJobPercent() {
-        RequeueJob current = getJob();
-        if (current == null || current.total() == 0) {
-            return 100;
-        }
-        return (int) Math.min(100, (current.requeued() + current.skipped()) * 100 / current.total());
+        BulkJob current = getJob();
+        return current == null ? 100 : current.percent();
     }
 
     public String cancelJob() {
-        FacesActions.act(() -> requeueJobs.cancel(jobId), "Cancel requested; the job stops after its current batch.");
+        FacesActions.act(() -> bulkJobs.cancel(jobId), "Cancel requested; the job stops after its current batch.");
         return FacesActions.reload("requeue-job");
     }
 
+    /** The job's action as a page names it: Requeue, Discard, Resolve. */
+    public String actionOf(BulkJob job) {
+        String name = job.action().apiName();
+        return Character.toUpperCase(name.charAt(0)) + name.substring(1);
+    }
+
     /** The job's filter as an operator reads it: every part of it, or "every open dead letter". */
-    public String filterOf(RequeueJob requeueJob) {
-        DeadLetterFilter filter = requeueJob.filter();
+    public String filterOf(BulkJob bulkJob) {
+        DeadLetterFilter filter = bulkJob.filter();
         List<String> parts = new java.util.ArrayList<>();
         if (filter.reason() != null) parts.add("reason " + filter.reason());
         if (filter.status() != null) parts.add("status " + filter.status());

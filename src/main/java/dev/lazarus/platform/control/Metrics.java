@@ -44,6 +44,7 @@ public class Metrics {
     private static final String RUNS_SWEPT = "lazarus.sweep.runs.swept";
     private static final String RECONCILER_FINDINGS = "lazarus.reconciler.findings";
     private static final String DIAGNOSTICS_WRITE_FAILURES = "lazarus.diagnostics.write.failures";
+    private static final String BULK_JOB_DEAD_LETTERS = "lazarus.bulk.job.dead.letters";
     /** The values of the labels that come from fixed sets, declared at 0 (see {@link #declare}). */
     private static final List<String> FINISHED_STATES = List.of("COMPLETED", "DEAD_LETTERED");
     private static final List<String> STEP_OUTCOMES = List.of("succeeded", "failed");
@@ -127,6 +128,19 @@ public class Metrics {
      */
     public void diagnosticsWriteFailed(String what) {
         counter(DIAGNOSTICS_WRITE_FAILURES, "what", what).increment();
+    }
+
+    /**
+     * A batch of a bulk job committed: it got through {@code count} of its dead letters (acted on or skipped). The sign
+     * of life of a running job, by its {@code action} (requeue, discard, resolve).
+     */
+    public void bulkJobProgressed(String action, int count) {
+        counter(BULK_JOB_DEAD_LETTERS, "action", action).increment(count);
+    }
+
+    /** Makes the bulk jobs' series exist at 0, one for each of their {@code actions} (see {@link #declare}). */
+    public void declareBulkJobs(List<String> actions) {
+        actions.forEach(action -> counter(BULK_JOB_DEAD_LETTERS, "action", action));
     }
 
     /**
