@@ -1,6 +1,7 @@
 /**
  * Dead letters: why a run stopped (one reason registry, one service used by every detection path) and how
- * an operator brings it back (one requeue service used by the admin pages and the REST API).
+ * an operator brings it back (one requeue service used by the admin pages and the REST API) or closes it (one set of
+ * investigation actions), one at a time or in bulk by filter (bulk jobs, which go through the same two).
  *
  * <p>The broker moves a poison message to its step's own {@code DLQ.<queue>}; it never sees the exception,
  * so Lazarus records the diagnostics next to it. Dead-lettering is terminal until an operator acts,

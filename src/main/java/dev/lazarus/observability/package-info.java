@@ -1,6 +1,6 @@
 /**
  * What an operator watches: the gauges read from the database and the brokers (open dead letters, DLQ depths,
- * requeue jobs, when the timers last finished), registered with WildFly's Micrometer subsystem next to the counters
+ * bulk jobs, when the timers last finished), registered with WildFly's Micrometer subsystem next to the counters
  * the other features report ({@link dev.lazarus.platform.control.Metrics}). It reads the other features and
  * nothing depends on it.
  */

@@ -196,8 +196,17 @@ public final class HostileInputDrill {
                 "{\"filter\":{\"pipeline\":\"" + "p".repeat(101) + "\"}}"), 400);
         refused("POST /api/requeue-jobs", "a negative rate", () -> operator.post("api/requeue-jobs",
                 "{\"filter\":{\"reason\":\"MALFORMED_MESSAGE\"},\"ratePerSecond\":-1}"), 400);
-        for (String list : List.of("api/dead-letters", "api/dead-letters/causes", "api/requeue-jobs/dry-run", "api/runs", "api/staleness")) {
-            refused("GET /" + list, "a NUL character in a filter value", () -> stack.viewer.get(list + "?pipeline=" + enc("a\u0000b")), 400);
+        refused("POST /api/bulk-jobs", "an action that is none", () -> operator.post("api/bulk-jobs",
+                "{\"action\":\"purge\",\"filter\":{\"reason\":\"MALFORMED_MESSAGE\"},\"note\":\"x\"}"), 400);
+        refused("POST /api/bulk-jobs", "a bulk discard without a note", () -> operator.post("api/bulk-jobs",
+                "{\"action\":\"discard\",\"filter\":{\"reason\":\"MALFORMED_MESSAGE\"}}"), 400);
+        refused("POST /api/bulk-jobs", "a bulk resolve with a note of 4 001 characters", () -> operator.post("api/bulk-jobs",
+                "{\"action\":\"resolve\",\"filter\":{\"reason\":\"MALFORMED_MESSAGE\"},\"note\":\"" + "n".repeat(4001) + "\"}"), 400);
+        for (String list : List.of("api/dead-letters", "api/dead-letters/causes", "api/requeue-jobs/dry-run", "api/bulk-jobs/dry-run?action=discard&",
+                "api/runs", "api/staleness")) {
+            String query = list.endsWith("&") ? list : list + "?";
+            refused("GET /" + list.replaceAll("\\?.*", ""), "a NUL character in a filter value",
+                    () -> stack.viewer.get(query + "pipeline=" + enc("a\u0000b")), 400);
         }
         String runs = adminPage("admin/runs.xhtml?state=BOGUS");
         record("admin page", "the run list filtered by a state that is none", "the list, with a message naming the states",

@@ -45,14 +45,14 @@ import org.junit.jupiter.api.Test;
  * operator with hostile values ({@link HostileValues}: empty, huge, deep, of the wrong type, control characters,
  * overflowing numbers, unknown fields...) for each of its path, query and header parameters and, for an action, for
  * each field of the body it expects and as whole bodies. Every request must be answered within
- * {@link FuzzClient#LIMIT} without a 5xx; a refused one (4xx) must have stored nothing (no run, no requeue job, no
+ * {@link FuzzClient#LIMIT} without a 5xx; a refused one (4xx) must have stored nothing (no run, no bulk job, no
  * change to the dead letter it named or its run); what an accepted one touched must still be readable; and the
  * server must answer at the end. All failures are collected and reported together.
  * <p>
  * Runs on Jupiter in the Arquillian deployment like the other black-box tests; the values drawn at random come from a
  * fixed seed ({@code -Dfuzz.seed=} for another), so a failure reproduces. It shares the server with the other tests,
  * so it acts only on what is its own: the dead letters its actions need are of its own runs (demo runs that fail until
- * requeued, made ahead in batches, each action on an open one), every requeue job it starts is bounded to match
+ * requeued, made ahead in batches, each action on an open one), every bulk job it starts is bounded to match
  * nothing, and at the end every run it started has settled and every dead letter they left open is discarded.
  */
 class ApiFuzzIT extends LazarusIT {
@@ -72,10 +72,17 @@ class ApiFuzzIT extends LazarusIT {
     /** The one action on a run: its valid request stops a run of the test's own that is busy in a step for a while. */
     private static final String STOP = "POST /api/runs/{id}/stop";
 
+    /** The operations that start a bulk job, and the fields their bodies take. */
+    private static final Map<String, Set<String>> JOB_FIELDS = Map.of("POST /api/requeue-jobs", Set.of("filter", "ratePerSecond"),
+            "POST /api/bulk-jobs", Set.of("action", "filter", "ratePerSecond", "note"));
+
+    /** Query parameters an operation needs in a valid request: every case of its walk has them, unless it varies them. */
+    private static final Map<String, String> REQUIRED_QUERY = Map.of("GET /api/bulk-jobs/dry-run", "action=discard");
+
     /** A cause (a fingerprint's form) that no dead letter has: it bounds a requeue job to nothing. */
     private static final String NO_CAUSE = "0123456789abcdef";
 
-    /** Marks the test's payloads and filters; the requeue jobs it starts match no error text but this. */
+    /** Marks the test's payloads and filters; the bulk jobs it starts match no error text but this. */
     private final String marker = "api-fuzz-" + SEED;
 
     private final Random random = new Random(SEED);
@@ -103,7 +110,7 @@ class ApiFuzzIT extends LazarusIT {
     private int requests;
     private String phases = "";
     private int skipped;
-    /** The run count and requeue jobs as last read, null once an accepted action may have changed them. */
+    /** The run count and bulk jobs as last read, null once an accepted action may have changed them. */
     private Snapshot global;
 
     private record Caller(String name, String authorization) {
@@ -154,7 +161,7 @@ class ApiFuzzIT extends LazarusIT {
                 changed.add("runs " + runs + " -> " + after.runs);
             }
             if (!jobs.equals(after.jobs)) {
-                changed.add("requeue jobs [" + jobs + "] -> [" + after.jobs + "]");
+                changed.add("bulk jobs [" + jobs + "] -> [" + after.jobs + "]");
             }
             if (!deadLetter.equals(after.deadLetter)) {
                 changed.add("dead letter " + deadLetter + " -> " + after.deadLetter);
@@ -357,6 +364,8 @@ class ApiFuzzIT extends LazarusIT {
                 "runs[0].payload", "{\"url\":${runs[0].payload.url},\"fuzz\":\"" + marker + "\"}",
                 "runs[0].payload.url", quoted("https://example.org/fuzz-batch")));
         bodies.put(STOP, template("{\"note\":${note}}", "note", note));
+        bodies.put("POST /api/steps/{pipeline}/{step}/pause", template("{\"note\":${note}}", "note", note));
+        bodies.put("POST /api/steps/{pipeline}/{step}/resume", template("{\"note\":${note}}", "note", note));
         for (String action : List.of("investigate", "notes", "resolve", "discard", "skip-step")) {
             bodies.put("POST /api/dead-letters/{id}/" + action, template("{\"note\":${note}}", "note", note));
         }
@@ -368,6 +377,17 @@ class ApiFuzzIT extends LazarusIT {
                 "output.content", quoted("done by hand"), "note", note));
         // every field restricts the job to nothing: the run named has no open dead letter, and no error reads like the marker
         bodies.put("POST /api/requeue-jobs", template("{\"filter\":${filter},\"ratePerSecond\":${ratePerSecond}}",
+                "filter", "{\"runId\":${filter.runId},\"error\":${filter.error},\"cause\":${filter.cause},\"reason\":${filter.reason},"
+                        + "\"status\":${filter.status},\"pipeline\":${filter.pipeline},\"step\":${filter.step},\"from\":${filter.from},"
+                        + "\"to\":${filter.to}}",
+                "filter.runId", quoted(completedRun), "filter.error", quoted(marker), "filter.cause", quoted(NO_CAUSE),
+                "filter.reason", quoted("RETRIES_EXHAUSTED"), "filter.status", quoted("PENDING"), "filter.pipeline", quoted(PIPELINE),
+                "filter.step", quoted("parse"), "filter.from", quoted("2020-01-01T00:00:00Z"), "filter.to", quoted("2100-01-01T00:00:00Z"),
+                "ratePerSecond", "0"));
+        // the same bounds; discard is the action that closes for good, so the one whose refusals matter most
+        bodies.put("POST /api/bulk-jobs", template("{\"action\":${action},\"filter\":${filter},\"ratePerSecond\":${ratePerSecond},"
+                        + "\"note\":${note}}",
+                "action", quoted("discard"), "note", note,
                 "filter", "{\"runId\":${filter.runId},\"error\":${filter.error},\"cause\":${filter.cause},\"reason\":${filter.reason},"
                         + "\"status\":${filter.status},\"pipeline\":${filter.pipeline},\"step\":${filter.step},\"from\":${filter.from},"
                         + "\"to\":${filter.to}}",
@@ -395,11 +415,12 @@ class ApiFuzzIT extends LazarusIT {
      * request, not a hostile one, so the operator does not send it. Every field of the template bounds the job alone.
      */
     private boolean startsAnUnboundedJob(Operation operation, byte[] body) {
-        if (!operation.key().equals("POST /api/requeue-jobs")) {
+        Set<String> fields = JOB_FIELDS.get(operation.key());
+        if (fields == null) {
             return false;
         }
         try (var reader = Json.createReader(new StringReader(new String(body, StandardCharsets.UTF_8)))) {
-            if (!(reader.readValue() instanceof JsonObject request) || !Set.of("filter", "ratePerSecond").containsAll(request.keySet())) {
+            if (!(reader.readValue() instanceof JsonObject request) || !fields.containsAll(request.keySet())) {
                 return false;
             }
             if (!(request.getOrDefault("filter", JsonValue.EMPTY_JSON_OBJECT) instanceof JsonObject filter)) {
@@ -481,6 +502,12 @@ class ApiFuzzIT extends LazarusIT {
                 }
             }
         }
+        String required = REQUIRED_QUERY.get(operation.key());
+        if (required != null) {
+            String name = required.substring(0, required.indexOf('=') + 1);
+            cases.replaceAll(c -> ("&" + c.query()).contains("&" + name) ? c : new Case(c.input(), c.path(),
+                    c.query().isEmpty() ? required : c.query() + "&" + required, c.headers(), c.body(), c.closed()));
+        }
         return cases;
     }
 
@@ -496,6 +523,10 @@ class ApiFuzzIT extends LazarusIT {
         Snapshot before = eachRequest ? null : snapshot(watched);
         for (Case c : cases(operation)) {
             send(operation, caller, c, eachRequest);
+        }
+        if (operation.key().startsWith("POST /api/steps/")) {
+            // a valid pause stopped the index step: it runs again, or the test's (and the next tests') runs would wait
+            operator.post("api/steps/" + PIPELINE + "/index/resume", "{\"note\":\"the fuzz test is done with it\"}");
         }
         if (!eachRequest) {
             global = null;
@@ -527,7 +558,7 @@ class ApiFuzzIT extends LazarusIT {
                     }
                     value = String.valueOf(target.id);
                 } else {
-                    value = realId(operation);
+                    value = realId(operation, parameter.name());
                 }
             } else if (operation.acts() && caller == asOperator && namesSomethingReal(value)) {
                 // "+1" or an Arabic-Indic 3 reads as an id that may be another test's: not the test's to act on
@@ -590,9 +621,13 @@ class ApiFuzzIT extends LazarusIT {
         return id;
     }
 
-    private String realId(Operation operation) {
+    private String realId(Operation operation, String parameter) {
         if (runToStop != null && operation.key().equals(STOP)) {
             return runToStop;
+        }
+        if (operation.key().contains("/steps/{pipeline}/{step}")) {
+            // the index step: paused by a valid request, and running again after the walk (see walk)
+            return parameter.equals("pipeline") ? PIPELINE : "index";
         }
         if (operation.key().contains("/dead-letters/{id}")) {
             return String.valueOf(parseDeadLetters.fixtures.get(0).id);
@@ -600,7 +635,7 @@ class ApiFuzzIT extends LazarusIT {
         if (operation.key().contains("/runs/{id}")) {
             return parseDeadLetters.fixtures.get(0).runId;
         }
-        if (operation.key().contains("/requeue-jobs/{id}")) {
+        if (operation.key().contains("/requeue-jobs/{id}") || operation.key().contains("/bulk-jobs/{id}")) {
             return String.valueOf(job);
         }
         return "1";
@@ -619,7 +654,7 @@ class ApiFuzzIT extends LazarusIT {
     // ---- what must not change, and what must still answer ---------------------------------------------------
 
     /**
-     * The run count, the requeue jobs, and the dead letter (its status and the entries the callers made in its trail,
+     * The run count, the bulk jobs, and the dead letter (its status and the entries the callers made in its trail,
      * not the server's own) with its run. Null if it cannot be read: that is reported.
      */
     private Snapshot snapshot(Fixture fixture) {
@@ -628,9 +663,9 @@ class ApiFuzzIT extends LazarusIT {
         }
         if (global == null) {
             Api.Response runCount = viewer.get("api/runs?limit=1");
-            Api.Response jobs = viewer.get("api/requeue-jobs");
+            Api.Response jobs = viewer.get("api/bulk-jobs"); // every job, of any action
             if (runCount.status() != 200 || jobs.status() != 200) {
-                failures.add(new Failure("unreadable afterwards", "GET /api/runs, GET /api/requeue-jobs", "viewer", "the counts",
+                failures.add(new Failure("unreadable afterwards", "GET /api/runs, GET /api/bulk-jobs", "viewer", "the counts",
                         runCount.status() + ", " + jobs.status()));
                 return null;
             }
@@ -691,8 +726,8 @@ class ApiFuzzIT extends LazarusIT {
                 started.stream().filter(r -> r instanceof JsonObject o && o.get("id") instanceof JsonString)
                         .forEach(r -> touchedRuns.add(r.asJsonObject().getString("id")));
             }
-            if (operation.key().equals("POST /api/requeue-jobs") && object.get("id") instanceof JsonNumber id) {
-                brokenAfterwards("GET /api/requeue-jobs/{id}", viewer.get("api/requeue-jobs/" + id), id + ", started by " + c.input());
+            if (JOB_FIELDS.containsKey(operation.key()) && object.get("id") instanceof JsonNumber id) {
+                brokenAfterwards("GET /api/bulk-jobs/{id}", viewer.get("api/bulk-jobs/" + id), id + ", started by " + c.input());
             }
         }
         runs.addAll(touchedRuns);

@@ -324,6 +324,32 @@ class BrowserIT extends LazarusIT {
     }
 
     @Test
+    void bulkDiscardFromAFilteredListAsksWithTheCountAndDiscardsOnlyWhatItCounted() {
+        List<Long> ids = deadLetters(2, "index");
+        String runA = deadLetter(ids.get(0)).getString("runId");
+
+        signIn("operator", "operator-pw");
+        browser.get(page("admin/dead-letters.xhtml?runId=" + runA));
+        wait.until(ExpectedConditions.textToBe(By.id("closeable"), "1"));
+        browser.findElement(By.id("bulk:note")).sendKeys("a test document, never a real one");
+        screenshot("discard-note");
+        browser.findElement(By.id("bulk:discardAll")).click();
+        org.openqa.selenium.Alert confirmation = wait.until(ExpectedConditions.alertIsPresent());
+        assertEquals("Discard all 1 matching dead letters?", confirmation.getText(), "the confirmation states the count");
+        confirmation.accept();
+        wait.until(ExpectedConditions.urlContains("requeue-job.xhtml"));
+        wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("job-state"), "COMPLETED"));
+        assertTrue(browser.findElement(By.id("job-progress")).getText().startsWith("1 of 1 discarded"),
+                browser.findElement(By.id("job-progress")).getText());
+        assertTrue(browser.findElement(By.id("job-note")).getText().contains("a test document, never a real one"), "the job shows its note");
+        screenshot("discard-job");
+        JsonObject discarded = deadLetter(ids.get(0));
+        assertEquals("DISCARDED", discarded.getString("status"));
+        assertEquals("operator", discarded.getString("closedBy"));
+        assertEquals("PENDING", deadLetter(ids.get(1)).getString("status"), "outside the filter");
+    }
+
+    @Test
     void cancelOnADirectLinkedJobPageStopsThatJob() {
         Instant from = Instant.now();
         deadLetters(10, "index");

@@ -10,6 +10,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -122,6 +123,30 @@ class InputLimitsIT extends LazarusIT {
         }));
         Response job = operator.post("api/requeue-jobs", "{\"filter\":{\"error\":\"a\\u0000b\"},\"ratePerSecond\":0}");
         assertProblem(job, 400, "'error'", "control character");
+    }
+
+    @Test
+    void aBulkJobsNoteActionOrFilterOverItsLimitIsRefusedNamingTheFieldAndStartsNoJob() {
+        long jobsBefore = viewer.get("api/bulk-jobs").ok().body().split("\"id\"").length;
+        String nothing = "\"filter\":{\"error\":\"matches no dead letter " + UUID.randomUUID() + "\"}";
+        assertProblem(operator.post("api/bulk-jobs", "{\"action\":\"discard\"," + nothing + ",\"note\":\"" + "n".repeat(4001) + "\"}"),
+                400, "'note'", "4000");
+        assertProblem(operator.post("api/bulk-jobs", "{\"action\":\"resolve\"," + nothing + ",\"note\":\"a\\u0007b\"}"),
+                400, "'note'", "control character");
+        assertProblem(operator.post("api/bulk-jobs", "{\"action\":\"discard\"," + nothing + ",\"note\":\"\\ud800\"}"),
+                400, "'note'", "surrogate");
+        assertProblem(operator.post("api/bulk-jobs", "{\"action\":\"" + "x".repeat(10_000) + "\"," + nothing + ",\"note\":\"why\"}"),
+                400, "'action'");
+        assertProblem(operator.post("api/bulk-jobs", "{\"action\":\"discard\",\"filter\":{\"pipeline\":\"" + "p".repeat(101)
+                + "\"},\"note\":\"why\"}"), 400, "'pipeline'", "100");
+        assertProblem(operator.post("api/bulk-jobs", "{\"action\":\"discard\",\"filter\":{\"error\":\"a\\u0000b\"},\"note\":\"why\"}"),
+                400, "'error'", "control character");
+        assertEquals(jobsBefore, viewer.get("api/bulk-jobs").ok().body().split("\"id\"").length, "no job was started");
+
+        assertProblem(viewer.get("api/bulk-jobs/dry-run?action=discard&error=" + "e".repeat(201)), 400, "'error'", "200");
+        assertProblem(viewer.get("api/bulk-jobs/dry-run?action=discard&pipeline=" + URLEncoder.encode("a\u001bb", StandardCharsets.UTF_8)),
+                400, "'pipeline'", "control character");
+        assertProblem(viewer.get("api/bulk-jobs/dry-run?action=" + "x".repeat(1000)), 400, "'action'");
     }
 
     @Test

@@ -11,12 +11,13 @@ import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.ParkedMessageCheck;
-import dev.lazarus.deadletter.control.RequeueJobStore;
+import dev.lazarus.deadletter.control.BulkJobStore;
 import dev.lazarus.deadletter.control.Retention;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterAction;
+import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
-import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.demo.control.DocumentIngestion;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.platform.control.TimerRuns;
@@ -347,32 +348,43 @@ class ResilienceIT {
 
     @Test
     void aRequeueJobLeftRunningByANodeThatNeverCameBackIsInterruptedByAnyNode() {
-        RequeueJobStore store = CDI.current().select(RequeueJobStore.class).get();
+        aJobLeftRunningByANodeThatNeverCameBackIsInterruptedByAnyNode(BulkJob.Action.REQUEUE);
+    }
+
+    @Test
+    void aBulkDiscardLeftRunningByANodeThatNeverCameBackIsInterruptedByAnyNodeAndItsDeadLettersStayOpen() {
+        aJobLeftRunningByANodeThatNeverCameBackIsInterruptedByAnyNode(BulkJob.Action.DISCARD);
+    }
+
+    private void aJobLeftRunningByANodeThatNeverCameBackIsInterruptedByAnyNode(BulkJob.Action action) {
+        BulkJobStore store = CDI.current().select(BulkJobStore.class).get();
         Instant now = Instant.now();
-        // an open dead letter holding its run, which the jobs' filter matches: a batch would requeue it
+        // an open dead letter holding its run, which the jobs' filter matches: a batch would act on it
         UUID run = fixtures.runIn(RunState.IN_PROGRESS, "parse", now);
         StepDefinition parse = pipelines.step(DocumentIngestion.NAME, "parse").orElseThrow();
         long held = deadLetterService.record(DeadLetterReport.runStalled(DeadLetterReason.STUCK_IN_PROGRESS, parse, run,
                 fixtures.generationOf(run), 1, "held for the test")).id();
-        long orphan = fixtures.runningRequeueJob("node-that-died", now.minus(Duration.ofMinutes(10)));
-        long alive = fixtures.runningRequeueJob("node-still-working", now);
+        DeadLetterFilter itsRun = new DeadLetterFilter(null, null, run, true, null, null, null, null, null, null);
+        long orphan = fixtures.runningBulkJob(action, itsRun, "node-that-died", now.minus(Duration.ofMinutes(10)));
+        long alive = fixtures.runningBulkJob(action, itsRun, "node-still-working", now);
+        assertEquals(1, fixtures.bulkJob(orphan).total(), "it counted the dead letter");
         try {
             // the timer's check, as any node runs it: silent for longer than two minutes means no worker
             store.interruptSilent(Duration.ofMinutes(2));
-            RequeueJob interrupted = fixtures.requeueJob(orphan);
-            assertEquals(RequeueJob.State.INTERRUPTED, interrupted.state());
+            BulkJob interrupted = fixtures.bulkJob(orphan);
+            assertEquals(BulkJob.State.INTERRUPTED, interrupted.state());
             assertTrue(interrupted.lastError().contains("node-that-died"), interrupted.lastError());
-            assertEquals(RequeueJob.State.RUNNING, fixtures.requeueJob(alive).state(), "a job making progress is left alone");
+            assertEquals(BulkJob.State.RUNNING, fixtures.bulkJob(alive).state(), "a job making progress is left alone");
 
             // if its worker was alive after all, its next batch does nothing and the job stays as it was marked
-            assertEquals(0, fixtures.requeueBatch(orphan), "a batch of a job no longer running does nothing");
-            RequeueJob after = fixtures.requeueJob(orphan);
-            assertEquals(RequeueJob.State.INTERRUPTED, after.state());
-            assertEquals(0, after.requeued() + after.skipped(), "nothing requeued or skipped");
+            assertEquals(0, fixtures.bulkBatch(orphan), "a batch of a job no longer running does nothing");
+            BulkJob after = fixtures.bulkJob(orphan);
+            assertEquals(BulkJob.State.INTERRUPTED, after.state());
+            assertEquals(0, after.done() + after.skipped(), "nothing done or skipped");
             assertTrue(fixtures.deadLetter(held).isOpen(), "the dead letter is still open");
             assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(run));
         } finally {
-            store.finish(alive, RequeueJob.State.CANCELLED, "test over");
+            store.finish(alive, BulkJob.State.CANCELLED, "test over");
         }
     }
 
@@ -731,21 +743,21 @@ class ResilienceIT {
      */
     @Test
     void aRequeueJobIsJudgedSilentByTheDatabasesClockNotByTheNodesClocks() {
-        RequeueJobStore store = CDI.current().select(RequeueJobStore.class).get();
+        BulkJobStore store = CDI.current().select(BulkJobStore.class).get();
         // started just now by a node whose clock is ten minutes behind (it counts its dead letters by its own clock)
-        long behind = store.create(dev.lazarus.deadletter.entity.DeadLetterFilter.ALL.open(), 0, 5, 0, "operator",
-                "node-ten-minutes-behind", Instant.now().minus(Duration.ofMinutes(10))).id();
+        long behind = store.create(BulkJob.Action.REQUEUE, null, DeadLetterFilter.ALL.open(), 0, "operator",
+                "node-ten-minutes-behind", Instant.now().minus(Duration.ofMinutes(10)), null, -1).id();
         // and one whose last progress the database saw five minutes ago: silent for real
         long silent = fixtures.runningRequeueJob("node-gone", Instant.now());
-        fixtures.update("update requeue_job set updated_at = now() - interval '5 minutes' where id = ?", silent);
+        fixtures.update("update bulk_job set updated_at = now() - interval '5 minutes' where id = ?", silent);
         try {
             store.interruptSilent(Duration.ofMinutes(2)); // the check, as the timer runs it, on the database's clock
-            assertEquals(RequeueJob.State.RUNNING, fixtures.requeueJob(behind).state(),
+            assertEquals(BulkJob.State.RUNNING, fixtures.bulkJob(behind).state(),
                     "a job started a moment ago by a node whose clock is behind was taken for a silent one: "
-                            + fixtures.requeueJob(behind).lastError());
-            assertEquals(RequeueJob.State.INTERRUPTED, fixtures.requeueJob(silent).state(), "silent for five minutes");
+                            + fixtures.bulkJob(behind).lastError());
+            assertEquals(BulkJob.State.INTERRUPTED, fixtures.bulkJob(silent).state(), "silent for five minutes");
         } finally {
-            store.finish(behind, RequeueJob.State.CANCELLED, "test over");
+            store.finish(behind, BulkJob.State.CANCELLED, "test over");
         }
     }
 

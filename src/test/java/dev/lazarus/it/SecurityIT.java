@@ -24,10 +24,13 @@ class SecurityIT extends LazarusIT {
             new String[] {"api/dead-letters/1/discard", "{\"note\":\"n\"}"},
             new String[] {"api/requeue-jobs", "{\"filter\":{},\"ratePerSecond\":1}"},
             new String[] {"api/requeue-jobs/1/cancel", ""},
+            new String[] {"api/bulk-jobs", "{\"action\":\"discard\",\"filter\":{},\"ratePerSecond\":1,\"note\":\"n\"}"},
+            new String[] {"api/bulk-jobs/1/cancel", ""},
             new String[] {"api/staleness/sweep", ""});
 
     private static final List<String> READS = List.of("api/runs", "api/dead-letters", "api/dead-letters/stats",
-            "api/dead-letters/investigation-queue", "api/requeue-jobs", "api/requeue-jobs/dry-run", "api/staleness");
+            "api/dead-letters/investigation-queue", "api/requeue-jobs", "api/requeue-jobs/dry-run", "api/staleness",
+            "api/bulk-jobs", "api/bulk-jobs/dry-run?action=discard");
 
     @Test
     void anonymousCallersGet401OnEveryActionAndRead() {

@@ -2,11 +2,12 @@ package dev.lazarus.it;
 
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
-import dev.lazarus.deadletter.control.RequeueService;
+import dev.lazarus.deadletter.control.BulkJobBatches;
+import dev.lazarus.deadletter.control.BulkJobStore;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
-import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.demo.control.DocumentIngestion;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
@@ -33,7 +34,7 @@ import javax.sql.DataSource;
  * tests. Deployed only with them, never in the application.
  */
 @Stateless
-@jakarta.annotation.security.RunAs("operator") // what it calls on the operator's behalf, e.g. a requeue job's batch
+@jakarta.annotation.security.RunAs("operator") // what it calls on the operator's behalf, e.g. a bulk job's batch
 @jakarta.annotation.security.PermitAll // its own methods: the tests call them unauthenticated
 public class TestFixtures {
 
@@ -50,7 +51,10 @@ public class TestFixtures {
     DeadLetterService deadLetters;
 
     @Inject
-    RequeueService requeues;
+    BulkJobStore bulkJobs;
+
+    @Inject
+    BulkJobBatches bulkJobBatches;
 
     /** A demo run at {@code step}, in {@code state} since {@code since} (and no message anywhere). */
     public UUID runIn(RunState state, String step, Instant since) {
@@ -199,21 +203,29 @@ public class TestFixtures {
         }
     }
 
-    /** A bulk requeue job left running by {@code node}, whose last progress was at {@code updatedAt}. */
+    /**
+     * A bulk job of {@code action} for what {@code filter} selects, counted as a job is when it starts, left running by
+     * {@code node} with its last progress at {@code updatedAt}; no worker runs it.
+     */
+    public long runningBulkJob(BulkJob.Action action, DeadLetterFilter filter, String node, Instant updatedAt) {
+        long job = bulkJobs.create(action, action.closes() ? "started by the test" : null, filter, 0, "operator", node, updatedAt,
+                null, -1).id();
+        update("update bulk_job set updated_at = ? where id = ?", updatedAt, job);
+        return job;
+    }
+
+    /** A bulk requeue job of every open dead letter, left running by {@code node}, whose last progress was at {@code updatedAt}. */
     public long runningRequeueJob(String node, Instant updatedAt) {
-        RequeueJob job = new RequeueJob(DeadLetterFilter.ALL.open(), 0, 5, Long.MAX_VALUE, "operator", node, updatedAt, updatedAt);
-        em.persist(job);
-        em.flush();
-        return job.id();
+        return runningBulkJob(BulkJob.Action.REQUEUE, DeadLetterFilter.ALL.open(), node, updatedAt);
     }
 
-    /** One batch of a requeue job, as its worker runs it. */
-    public int requeueBatch(long jobId) {
-        return requeues.requeueBatch(jobId, 100);
+    /** One batch of a bulk job, as its worker runs it. */
+    public int bulkBatch(long jobId) {
+        return bulkJobBatches.next(jobId, 100);
     }
 
-    public RequeueJob requeueJob(long id) {
-        return em.find(RequeueJob.class, id);
+    public BulkJob bulkJob(long id) {
+        return em.find(BulkJob.class, id);
     }
 
     /** The persistent EJB timers in the database's timer store: "timed object id / timeout method" each. */

@@ -3,13 +3,13 @@ package dev.lazarus.admin.boundary;
 import dev.lazarus.deadletter.boundary.Filters;
 import dev.lazarus.deadletter.control.DeadLetterSummary;
 import dev.lazarus.deadletter.control.DeadLetters;
-import dev.lazarus.deadletter.control.RequeueJobs;
+import dev.lazarus.deadletter.control.BulkJobs;
 import dev.lazarus.deadletter.control.RequeueService;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.platform.control.Clocks;
 import jakarta.faces.context.FacesContext;
 import jakarta.faces.view.ViewScoped;
@@ -21,8 +21,9 @@ import java.util.List;
 import java.util.stream.LongStream;
 
 /**
- * The dead-letter list: filters in the URL (so a filtered view can be shared), requeue per row, and bulk
- * requeue of everything the filter matches, with the dry-run count shown before anything happens.
+ * The dead-letter list: filters in the URL (so a filtered view can be shared), requeue per row, and bulk requeue,
+ * discard or resolve of everything the filter matches, with the dry-run counts shown (and asked about) before anything
+ * happens.
  *
  * <p>View-scoped: a button press is decoded against the very list and filter the operator saw (a request-scoped
  * bean would read the list before the page's parameters are applied, and a row's button would act on another
@@ -43,7 +44,7 @@ public class DeadLetterListPage implements Serializable {
     RequeueService requeueService;
 
     @Inject
-    RequeueJobs requeueJobs;
+    BulkJobs bulkJobs;
 
     @Inject
     Clocks clocks;
@@ -61,6 +62,15 @@ public class DeadLetterListPage implements Serializable {
     private String runId;
     private String cause;
     private String rate = "50";
+    /** Why, for a discard or a resolve of all. */
+    private String note;
+    /**
+     * What the page's dry run counted, once for the view: when, and how many each action would act on. The buttons
+     * state these counts, and act on exactly these dead letters (or refuse, if some were closed meanwhile).
+     */
+    private DeadLetters.AsOf countedAsOf;
+    private long countedRequeueable;
+    private long countedCloseable;
     /**
      * The dead letters the page showed, by id: a postback (a row's Requeue) is decoded against exactly these rows, read
      * again, not against whatever the filter matches by then (newest first, a new dead letter would shift the rows).
@@ -140,7 +150,27 @@ public class DeadLetterListPage implements Serializable {
 
     /** The dry run: how many open dead letters of this filter a bulk requeue would bring back. */
     public long getRequeueable() {
-        return reads.once("requeueable", () -> deadLetters.countRequeueable(filterOrAll()));
+        count();
+        return countedRequeueable;
+    }
+
+    /** The dry run of a discard or a resolve: how many open dead letters of this filter (about a message on its own too). */
+    public long getCloseable() {
+        count();
+        return countedCloseable;
+    }
+
+    /**
+     * Counts once per view, not per request: a button is decoded on a postback against the counts the page showed, and
+     * every action then loads the page afresh (a new view, counted again).
+     */
+    private void count() {
+        if (countedAsOf == null) {
+            DeadLetters.AsOf now = bulkJobs.now();
+            countedRequeueable = bulkJobs.dryRun(BulkJob.Action.REQUEUE, filterOrAll(), now);
+            countedCloseable = bulkJobs.dryRun(BulkJob.Action.DISCARD, filterOrAll(), now);
+            countedAsOf = now;
+        }
     }
 
     /** The matching dead letters grouped by cause (the filter without its own cause), largest group first. */
@@ -194,23 +224,50 @@ public class DeadLetterListPage implements Serializable {
         return FacesActions.reload("dead-letters");
     }
 
-    /** Starts a bulk requeue of what the filter matches; shows its progress page. */
+    /** Starts a bulk requeue of what the page counted; shows its progress page. */
     public String requeueAll() {
+        return startAll(BulkJob.Action.REQUEUE, getRequeueable());
+    }
+
+    /** Starts a bulk discard of what the page counted, with the note; shows its progress page. */
+    public String discardAll() {
+        return startAll(BulkJob.Action.DISCARD, getCloseable());
+    }
+
+    /** Starts a bulk resolve of what the page counted, with the note; shows its progress page. */
+    public String resolveAll() {
+        return startAll(BulkJob.Action.RESOLVE, getCloseable());
+    }
+
+    /**
+     * Starts a job of {@code action} for exactly the {@code counted} dead letters the page showed. Bad input (no note, a
+     * rate that is none) is a message and the page stays as it was, with what was typed; a count that changed since
+     * the page counted is a message and the page counts again.
+     */
+    private String startAll(BulkJob.Action action, long counted) {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
+        String nothing = "Nothing was " + action.done() + ": ";
         if (isFilterRefused()) {
-            FacesActions.warn("Nothing was requeued: the filter could not be read.");
+            FacesActions.warn(nothing + "the filter could not be read.");
             return null;
         }
         Integer perSecond = ratePerSecond();
         if (perSecond == null) {
-            FacesActions.warn("Nothing was requeued: the rate must be a whole number from 0 (as fast as possible) to "
-                    + RequeueJobs.MAX_RATE + " per second.");
+            FacesActions.warn(nothing + "the rate must be a whole number from 0 (as fast as possible) to " + BulkJobs.MAX_RATE
+                    + " per second.");
             return null;
         }
-        RequeueJob job = FacesActions.act(() -> requeueJobs.start(getFilter(), perSecond), "Bulk requeue started.");
-        return job == null ? null : "requeue-job?faces-redirect=true&id=" + job.id();
+        boolean[] countChanged = {false};
+        BulkJob job = FacesActions.act(() -> bulkJobs.startAsCounted(action, getFilter(), perSecond, action.closes() ? note : null,
+                        countedAsOf, counted),
+                started -> "Bulk " + action.apiName() + " started: " + started.total() + " dead letter(s).",
+                refused -> countChanged[0] = refused.status() == 409);
+        if (job != null) {
+            return "requeue-job?faces-redirect=true&id=" + job.id();
+        }
+        return countChanged[0] ? FacesActions.reload("dead-letters") : null;
     }
 
     /** The rate field as a number, or null if it is none (the service then judges its range). */
@@ -242,4 +299,6 @@ public class DeadLetterListPage implements Serializable {
     public void setCause(String cause) { this.cause = cause; }
     public String getRate() { return rate; }
     public void setRate(String rate) { this.rate = rate; }
+    public String getNote() { return note; }
+    public void setNote(String note) { this.note = note; }
 }

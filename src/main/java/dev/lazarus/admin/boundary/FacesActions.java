@@ -6,6 +6,7 @@ import jakarta.faces.application.FacesMessage;
 import jakarta.faces.context.FacesContext;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -24,6 +25,11 @@ final class FacesActions {
      *         redirect that follows an action)
      */
     static <T> T act(Supplier<T> action, Function<T, String> done) {
+        return act(action, done, refused -> { });
+    }
+
+    /** The same; {@code refused} learns of the refusal too (a page that decides where to go next by it). */
+    static <T> T act(Supplier<T> action, Function<T, String> done, Consumer<Problem> refused) {
         FacesContext faces = FacesContext.getCurrentInstance();
         faces.getExternalContext().getFlash().setKeepMessages(true);
         try {
@@ -32,6 +38,7 @@ final class FacesActions {
             return result;
         } catch (Problem e) {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_WARN, e.detail(), null));
+            refused.accept(e);
         } catch (EJBAccessException e) {
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_ERROR, "This action needs the operator role.", null));
         }

@@ -1,10 +1,10 @@
 package dev.lazarus.admin.boundary;
 
 import dev.lazarus.deadletter.control.DeadLetters;
-import dev.lazarus.deadletter.control.RequeueJobs;
+import dev.lazarus.deadletter.control.BulkJobs;
 import dev.lazarus.deadletter.control.DeadLetterSummary;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
-import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.control.RunSummary;
 import dev.lazarus.pipeline.entity.RunState;
@@ -19,9 +19,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The simple lists of the admin pages: runs, the investigation queue, requeue jobs. They have no buttons, so they are
+ * The simple lists of the admin pages: runs, the investigation queue, bulk jobs. They have no buttons, so they are
  * request-scoped: a view-scoped bean of a page without a form would take a place among the few a session keeps (web.xml)
- * without the view that goes with it, and push out the bean of a page whose buttons still need it.
+ * without the view that goes with it, and push out the bean of a page whose buttons still need it. One job's page, with
+ * its Cancel, is {@link RequeueJobPage}.
  */
 @Named
 @RequestScoped
@@ -36,7 +37,7 @@ public class ListPages {
     DeadLetters deadLetters;
 
     @Inject
-    RequeueJobs requeueJobs;
+    BulkJobs bulkJobs;
 
     @Inject
     Clocks clocks;
@@ -75,17 +76,27 @@ public class ListPages {
         return reads.once("queue", () -> deadLetters.investigationQueue(DeadLetterFilter.ALL, 0, PAGE_SIZE));
     }
 
-    public List<RequeueJob> getJobs() {
-        return reads.once("jobs", () -> requeueJobs.recent(PAGE_SIZE));
+    public List<BulkJob> getJobs() {
+        return reads.once("jobs", () -> bulkJobs.recent(null, PAGE_SIZE));
     }
 
-    public String filterOf(RequeueJob requeueJob) {
-        return describe(requeueJob);
+    public String filterOf(BulkJob job) {
+        return describe(job);
+    }
+
+    /** The job's action as a page names it: Requeue, Discard, Resolve. */
+    public String actionOf(BulkJob job) {
+        return nameOf(job);
+    }
+
+    static String nameOf(BulkJob job) {
+        String name = job.action().apiName();
+        return Character.toUpperCase(name.charAt(0)) + name.substring(1);
     }
 
     /** The job's filter as an operator reads it: every part of it, or "every open dead letter". */
-    static String describe(RequeueJob requeueJob) {
-        DeadLetterFilter filter = requeueJob.filter();
+    static String describe(BulkJob bulkJob) {
+        DeadLetterFilter filter = bulkJob.filter();
         List<String> parts = new java.util.ArrayList<>();
         if (filter.reason() != null) parts.add("reason " + filter.reason());
         if (filter.status() != null) parts.add("status " + filter.status());

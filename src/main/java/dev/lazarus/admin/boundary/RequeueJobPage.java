@@ -1,7 +1,7 @@
 package dev.lazarus.admin.boundary;
 
-import dev.lazarus.deadletter.control.RequeueJobs;
-import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.deadletter.control.BulkJobs;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.platform.control.Clocks;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
@@ -10,7 +10,7 @@ import java.io.Serializable;
 import java.time.Instant;
 
 /**
- * One requeue job's progress, and Cancel. View-scoped for the same reason as {@link DeadLetterPage}: Cancel acts on the
+ * One bulk job's progress (a requeue, a discard or a resolve), and Cancel. View-scoped for the same reason as {@link DeadLetterPage}: Cancel acts on the
  * job the page shows, whose id the page learned from its URL.
  */
 @Named
@@ -20,7 +20,7 @@ public class RequeueJobPage implements Serializable {
     private static final long serialVersionUID = 1L;
 
     @Inject
-    RequeueJobs requeueJobs;
+    BulkJobs bulkJobs;
 
     @Inject
     Clocks clocks;
@@ -32,38 +32,40 @@ public class RequeueJobPage implements Serializable {
     private String id;
     private boolean drawn;
 
-    /** The page's view action: it drew this page (see {@link FacesActions#drawn}). */
+    /** The page's view action: it drew this page (see {@link FacesActions#outOfDate}). */
     public void draw() {
         drawn = true;
-        FacesActions.idOf(id, "requeue job");
+        FacesActions.idOf(id, "bulk job");
     }
 
     public Long getJobId() {
         return FacesActions.idOf(id, null);
     }
 
-    public RequeueJob getJob() {
-        return reads.once("job", () -> getJobId() == null ? null : requeueJobs.find(getJobId()).orElse(null));
+    public BulkJob getJob() {
+        return reads.once("job", () -> getJobId() == null ? null : bulkJobs.find(getJobId()).orElse(null));
     }
 
     public int getJobPercent() {
-        RequeueJob current = getJob();
-        if (current == null || current.total() == 0) {
-            return 100;
-        }
-        return (int) Math.min(100, (current.requeued() + current.skipped()) * 100 / current.total());
+        BulkJob current = getJob();
+        return current == null ? 100 : current.percent();
     }
 
     public String cancelJob() {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        FacesActions.act(() -> requeueJobs.cancel(getJobId()), "Cancel requested; the job stops after its current batch.");
+        FacesActions.act(() -> bulkJobs.cancel(getJobId()), "Cancel requested; the job stops after its current batch.");
         return FacesActions.reload("requeue-job");
     }
 
-    public String filterOf(RequeueJob job) {
+    public String filterOf(BulkJob job) {
         return ListPages.describe(job);
+    }
+
+    /** The job's action as the page names it: Requeue, Discard, Resolve. */
+    public String actionOf(BulkJob job) {
+        return ListPages.nameOf(job);
     }
 
     public String age(Instant since) {

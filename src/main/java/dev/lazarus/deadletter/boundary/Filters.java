@@ -41,12 +41,12 @@ public final class Filters {
         }
     }
 
-    /** The names a bulk requeue's filter takes, over the API and in the dry run's query. */
-    public static final Set<String> REQUEUE_FILTER = Set.of("reason", "status", "runId", "pipeline", "step", "from", "to", "error", "cause");
+    /** The names a bulk job's filter takes, over the API and in the dry run's query. */
+    public static final Set<String> JOB_FILTER = Set.of("reason", "status", "runId", "pipeline", "step", "from", "to", "error", "cause");
 
     /**
      * {@code {"reason", "status", "runId", "pipeline", "step", "from", "to", "error", "cause"}}, open dead letters only. A name
-     * it does not know is refused: a filter silently dropped would widen what a bulk requeue acts on.
+     * it does not know is refused: a filter silently dropped would widen what a bulk job acts on.
      */
     static DeadLetterFilter of(JsonObject json) {
         requireKnown(json.keySet(), "filter");
@@ -57,11 +57,11 @@ public final class Filters {
                 JsonBodies.optionalString(json, "cause"));
     }
 
-    /** Refuses (400) any of {@code names} a requeue filter does not know. */
+    /** Refuses (400) any of {@code names} a job's filter does not know. */
     static void requireKnown(Collection<String> names, String where) {
-        List<String> unknown = names.stream().filter(name -> !REQUEUE_FILTER.contains(name)).sorted().toList();
+        List<String> unknown = names.stream().filter(name -> !JOB_FILTER.contains(name)).sorted().toList();
         if (!unknown.isEmpty()) {
-            throw Problem.badRequest("unknown " + where + " name(s) " + unknown + "; a requeue filter takes " + new TreeSet<>(REQUEUE_FILTER));
+            throw Problem.badRequest("unknown " + where + " name(s) " + unknown + "; a job's filter takes " + new TreeSet<>(JOB_FILTER));
         }
     }
 

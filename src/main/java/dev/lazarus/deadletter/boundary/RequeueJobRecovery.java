@@ -1,7 +1,7 @@
 package dev.lazarus.deadletter.boundary;
 
-import dev.lazarus.deadletter.control.RequeueJobStore;
-import dev.lazarus.deadletter.control.RequeueJobs;
+import dev.lazarus.deadletter.control.BulkJobStore;
+import dev.lazarus.deadletter.control.BulkJobs;
 import dev.lazarus.platform.control.TimerRuns;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
@@ -23,14 +23,16 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Finds requeue jobs whose worker is gone. After a start-up, it marks this server's jobs that were running when
- * it stopped as interrupted; and every minute, on whichever node the persistent timer fires, it marks running jobs
- * of any node that have made no progress for {@code lazarus.requeue.job-silent-after} (2 minutes, measured on the
- * database's clock, which stamps their progress too) as interrupted,
- * so the jobs of a node that died and never comes back (or comes back under another name) are not left
- * {@code RUNNING} for ever. What they did is
+ * Finds bulk jobs (requeue, discard, resolve) whose worker is gone. After a start-up, it marks this server's jobs that
+ * were running when it stopped as interrupted; and every minute, on whichever node the persistent timer fires, it
+ * marks running jobs of any node that have made no progress for {@code lazarus.requeue.job-silent-after} (2 minutes,
+ * measured on the database's clock, which stamps their progress too) as interrupted, so the jobs of a node that died
+ * and never comes back (or comes back under another name) are not left {@code RUNNING} for ever. What they did is
  * committed and counted; what they did not is still open, so starting the same filter again finishes the work
- * without requeueing anything twice.
+ * without acting on anything twice.
+ *
+ * <p>It keeps the name it had when bulk jobs only requeued: a persistent timer is known by its bean's name, and a
+ * renamed bean would leave the installation's existing timer behind.
  *
  * <p>It never holds up the deployment: it runs on a timer right after start-up, and if a job's row is still
  * locked (the server died while a batch was being committed, and that transaction stays in doubt until the
@@ -48,7 +50,7 @@ public class RequeueJobRecovery {
     TimerService timers;
 
     @Inject
-    RequeueJobStore store;
+    BulkJobStore store;
 
     @Inject
     @ConfigProperty(name = "lazarus.requeue.job-silent-after", defaultValue = "PT2M")
@@ -71,7 +73,7 @@ public class RequeueJobRecovery {
             timerRuns.finished(SILENT_CHECK, Duration.between(started, Instant.now()));
         } catch (RuntimeException e) {
             // never let an exception cancel a persistent timer's next runs; say it loudly instead
-            LOG.log(Level.SEVERE, "Could not check for silent requeue jobs; the next check runs in a minute", e);
+            LOG.log(Level.SEVERE, "Could not check for silent bulk jobs; the next check runs in a minute", e);
         }
     }
 
@@ -81,30 +83,30 @@ public class RequeueJobRecovery {
     void watchSilentJobCheck() {
         try {
             if (timerRuns.claimOverdue(SILENT_CHECK, WATCHDOG_OVERDUE)) {
-                LOG.log(Level.WARNING, "The check for silent requeue jobs has not run for {0}: its persistent timer is not firing;"
+                LOG.log(Level.WARNING, "The check for silent bulk jobs has not run for {0}: its persistent timer is not firing;"
                         + " node {1} checks instead", new Object[] {WATCHDOG_OVERDUE, TimerRuns.NODE});
                 interruptSilentJobs();
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "The watchdog of the silent requeue job check failed; it looks again in a minute", e);
+            LOG.log(Level.SEVERE, "The watchdog of the silent bulk job check failed; it looks again in a minute", e);
         }
     }
 
     @PostConstruct
     void scheduleCheck() {
-        timers.createSingleActionTimer(1, new TimerConfig("interrupted requeue jobs", false));
+        timers.createSingleActionTimer(1, new TimerConfig("interrupted bulk jobs", false));
     }
 
     @Timeout
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void interruptLeftovers() {
         try {
-            store.interruptLeftovers(RequeueJobs.NODE);
+            store.interruptLeftovers(BulkJobs.NODE);
         } catch (EJBException e) {
-            LOG.log(Level.INFO, "A requeue job of this node is still locked, probably by a batch whose transaction was in doubt"
+            LOG.log(Level.INFO, "A bulk job of this node is still locked, probably by a batch whose transaction was in doubt"
                     + " when the server stopped and that the transaction manager's recovery has not settled yet; checking again in {0} s ({1})",
                     new Object[] {RETRY_SECONDS, e.getCause() != null ? e.getCause() : e});
-            timers.createSingleActionTimer(RETRY_SECONDS * 1000L, new TimerConfig("interrupted requeue jobs", false));
+            timers.createSingleActionTimer(RETRY_SECONDS * 1000L, new TimerConfig("interrupted bulk jobs", false));
         }
     }
 }

@@ -6,7 +6,7 @@ import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.Fingerprint;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
-import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.deadletter.entity.BulkJob;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.ejb.TransactionAttribute;
@@ -166,50 +166,83 @@ public class DeadLetters {
     }
 
     /**
-     * How many open dead letters matching the filter (up to id {@code upTo}) a requeue would bring back: the bulk
-     * requeue's dry run, and the same selection its job then works through.
+     * The dead letters that existed at a moment, as a page counted them: ids up to {@code newestId}, recorded no later
+     * than {@code time}. Ids alone do not bound it (a node's block of ids, a sweep's batch may give a newer dead letter a
+     * lower id): the time it was recorded bounds it too.
      */
-    public long countRequeueable(DeadLetterFilter filter) {
-        return countRequeueable(filter, Long.MAX_VALUE, null);
+    public record AsOf(long newestId, Instant time) implements java.io.Serializable {
     }
 
-    /** The same, of those up to id {@code upTo} and recorded no later than {@code asOf} (if not null). */
-    public long countRequeueable(DeadLetterFilter filter, long upTo, Instant asOf) {
-        Map<String, Object> parameters = new HashMap<>();
-        TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter.open(), parameters)
-                + " and " + REQUEUEABLE + " and d.id <= :upTo" + (asOf == null ? "" : " and d.createdAt <= :asOf"), Long.class);
-        parameters.forEach(query::setParameter);
-        if (asOf != null) {
-            query.setParameter("asOf", asOf);
-        }
-        return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).setParameter("upTo", upTo).getSingleResult();
-    }
-
-    /** The newest dead letter's id (0 if there is none). */
-    public long newestId() {
+    /** The newest dead letter's id (0 if there is none) and the time now: what exists now, as {@link AsOf} bounds it. */
+    public AsOf now(Instant time) {
         Long newest = em.createQuery("select max(d.id) from DeadLetter d", Long.class).getSingleResult();
-        return newest == null ? 0 : newest;
+        return new AsOf(newest == null ? 0 : newest, time);
     }
 
     /**
-     * The next dead letters of the job's selection after its cursor, in id order, locked for this transaction so
-     * no other requeue (an operator, another job) can take them meanwhile.
+     * How many dead letters matching the filter a bulk job of {@code action} would act on (of those that existed
+     * {@code asOf}, if not null): the dry run, and the same selection a job keeps as its items ({@link #keep}).
      */
-    public List<DeadLetter> lockNextRequeueable(RequeueJob job, int max) {
+    public long countFor(BulkJob.Action action, DeadLetterFilter filter, AsOf asOf) {
         Map<String, Object> parameters = new HashMap<>();
-        TypedQuery<DeadLetter> query = em.createQuery("select d from DeadLetter d where " + where(job.filter().open(), parameters)
-                + " and " + REQUEUEABLE + " and d.id > :after and d.id <= :upTo and d.createdAt <= :asOf order by d.id",
-                DeadLetter.class);
+        TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + selection(action, filter, asOf, parameters),
+                Long.class);
         parameters.forEach(query::setParameter);
-        // ids alone do not bound "what was there when the job was counted" (a node's block of ids, a sweep's batch
-        // may give a newer dead letter a lower id): the time it was recorded bounds it too
-        return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT)
+        return query.getSingleResult();
+    }
+
+    /**
+     * Keeps, as the job's items, the dead letters its filter selects for its action now (of those that existed
+     * {@code asOf}, if not null), in one statement; returns how many: the job's count.
+     */
+    public int keep(BulkJob job, AsOf asOf) {
+        Map<String, Object> parameters = new HashMap<>();
+        var insert = em.createQuery("insert into BulkJobItem (jobId, deadLetterId) select :job, d.id from DeadLetter d where "
+                + selection(job.action(), job.filter(), asOf, parameters));
+        parameters.forEach(insert::setParameter);
+        return insert.setParameter("job", job.id()).executeUpdate();
+    }
+
+    /**
+     * The job's next items after its cursor, in id order ({@code ids}), and those of their dead letters that still exist
+     * ({@code found}), locked for this transaction so no other action (an operator, another job) can take them meanwhile.
+     */
+    public Items lockNextItems(BulkJob job, int max) {
+        List<Long> ids = em.createQuery("select i.deadLetterId from BulkJobItem i where i.jobId = :job and i.deadLetterId > :after"
+                        + " order by i.deadLetterId", Long.class)
+                .setParameter("job", job.id())
                 .setParameter("after", job.cursorId())
-                .setParameter("upTo", job.maxDeadLetterId())
-                .setParameter("asOf", job.createdAt())
-                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
                 .setMaxResults(max)
                 .getResultList();
+        if (ids.isEmpty()) {
+            return new Items(ids, List.of());
+        }
+        return new Items(ids, em.createQuery("select d from DeadLetter d where d.id in :ids order by d.id", DeadLetter.class)
+                .setParameter("ids", ids)
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .getResultList());
+    }
+
+    /** A batch of a job's items: their ids, and their dead letters that still exist (the retention may have purged one). */
+    public record Items(List<Long> ids, List<DeadLetter> found) {
+    }
+
+    /**
+     * What a bulk job of {@code action} selects, as a condition over {@code d}: the open dead letters of the filter, and
+     * of a requeue only those it can bring back ({@link #REQUEUEABLE}). A discard or a resolve closes any open one.
+     */
+    private static String selection(BulkJob.Action action, DeadLetterFilter filter, AsOf asOf, Map<String, Object> parameters) {
+        StringBuilder condition = new StringBuilder(where(filter.open(), parameters));
+        if (action == BulkJob.Action.REQUEUE) {
+            condition.append(" and ").append(REQUEUEABLE);
+            parameters.put("limit", DeadLetterReason.REQUEUE_LIMIT);
+        }
+        if (asOf != null) {
+            condition.append(" and d.id <= :upTo and d.createdAt <= :asOf");
+            parameters.put("upTo", asOf.newestId());
+            parameters.put("asOf", asOf.time());
+        }
+        return condition.toString();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.lazarus.deadletter.control;
 
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterEvent;
 import dev.lazarus.platform.control.Problem;
@@ -12,13 +13,19 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
  * The investigation workflow's actions other than requeue (see {@link RequeueService}): take into
  * investigation, add a note, resolve manually, discard. The actor is always the authenticated caller, never
- * something the request says; the admin pages and the REST API both come here.
+ * something the request says (a bulk job's is the operator who started it); the admin pages, the REST API and the
+ * bulk jobs all come here.
  */
 @Stateless
 @RolesAllowed("operator")
@@ -52,6 +59,35 @@ public class Investigations {
     public DeadLetter discard(long id, String note) {
         String checked = requiredNote(note, "say why it is not worth bringing back");
         return act(id, d -> d.discard(caller(), checked, clock.instant()));
+    }
+
+    /**
+     * The discards or resolves of one batch of a bulk job ({@link BulkJobBatches}), in its transaction, which holds the
+     * dead letters locked: each closed by the same rule as a single one, with who ({@code operator}, the job's requester)
+     * and why ({@code note}, the job's, checked when it started) in its audit trail. One no longer open (closed meanwhile)
+     * is skipped with why.
+     */
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public BulkJobBatches.Outcome closeAll(BulkJob.Action action, List<DeadLetter> batch, String operator, String note) {
+        if (!action.closes()) {
+            throw new IllegalArgumentException(action + " does not close dead letters");
+        }
+        Instant now = clock.instant();
+        int closed = 0;
+        List<String> skipped = new ArrayList<>();
+        for (DeadLetter deadLetter : batch) {
+            try {
+                if (action == BulkJob.Action.DISCARD) {
+                    deadLetter.discard(operator, note, now);
+                } else {
+                    deadLetter.resolve(operator, note, now);
+                }
+                closed++;
+            } catch (IllegalStateException notOpen) {
+                skipped.add(deadLetter.id() + ": " + notOpen.getMessage());
+            }
+        }
+        return new BulkJobBatches.Outcome(closed, 0, skipped);
     }
 
     /** An operator's note, as every action that takes one checks it: required here, one limit everywhere. */

@@ -6,14 +6,12 @@ import dev.lazarus.platform.control.Jsonp;
 import dev.lazarus.pipeline.control.PipelineDefinition;
 import dev.lazarus.deadletter.entity.DeadLetterAction;
 import dev.lazarus.deadletter.entity.DeadLetter;
-import dev.lazarus.deadletter.entity.RequeueJob;
 import dev.lazarus.pipeline.control.Payloads;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepDispatcher;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.pipeline.entity.Run;
-import dev.lazarus.platform.control.DatabaseTime;
 import dev.lazarus.platform.control.Problem;
 import dev.lazarus.platform.control.Text;
 import jakarta.jms.Message;
@@ -42,7 +40,7 @@ import java.util.stream.Collectors;
 
 /**
  * Brings dead-lettered runs back to life: the one requeue, used by the admin pages, the REST API, the
- * bulk requeue jobs and the Artemis console's Retry.
+ * bulk jobs and the Artemis console's Retry.
  *
  * <p>In one XA transaction it takes the run's message out of {@code DLQ.<queue>}, gives the run a new
  * generation (so the old message, wherever a copy of it may be, can never execute), sends a fresh message
@@ -82,9 +80,6 @@ public class RequeueService {
 
     @Inject
     Clock clock;
-
-    @Inject
-    DatabaseTime databaseTime;
 
     @Resource
     SessionContext session;
@@ -183,29 +178,25 @@ public class RequeueService {
     }
 
     /**
-     * One batch of a bulk requeue, in a transaction of its own: the next dead letters of the job's filter,
-     * their DLQ messages taken with one selector per queue, and the job's progress, all committed together. A
-     * dead letter that cannot be requeued after all (its run disagrees, the loop guard) is skipped and the job
-     * says which and why; it never fails the job.
-     *
-     * @return how many dead letters the batch looked at (0: the job is done)
+     * The requeues of one batch of a bulk job ({@link BulkJobBatches}), in its transaction, which holds the dead letters
+     * locked: their runs locked with one query, their DLQ messages taken with one selector per queue, each run brought
+     * back as {@code operator} (the job's requester). A dead letter that cannot be requeued after all (closed meanwhile,
+     * its run disagrees, the loop guard) is skipped with why.
      */
-    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public int requeueBatch(long jobId, int max) {
-        RequeueJob job = em.find(RequeueJob.class, jobId, LockModeType.PESSIMISTIC_WRITE);
-        if (job.state() != RequeueJob.State.RUNNING) {
-            return 0; // finished meanwhile: marked interrupted by another node that found it silent, say
-        }
-        List<DeadLetter> batch = deadLetters.lockNextRequeueable(job, max);
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public BulkJobBatches.Outcome requeueAll(List<DeadLetter> batch, String operator) {
         if (batch.isEmpty()) {
-            return 0;
+            return new BulkJobBatches.Outcome(0, 0, List.of());
         }
         Instant now = clock.instant();
         // lock the batch's runs with one query rather than one each; target() then finds them in the context
-        em.createQuery("select r from Run r where r.id in :ids", Run.class)
-                .setParameter("ids", batch.stream().map(DeadLetter::runId).toList())
-                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
-                .getResultList();
+        List<UUID> runs = batch.stream().map(DeadLetter::runId).filter(java.util.Objects::nonNull).toList();
+        if (!runs.isEmpty()) {
+            em.createQuery("select r from Run r where r.id in :ids", Run.class)
+                    .setParameter("ids", runs)
+                    .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                    .getResultList();
+        }
         List<Target> targets = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
         for (DeadLetter deadLetter : batch) {
@@ -217,15 +208,11 @@ public class RequeueService {
             Set<UUID> taken = deadLetterQueues.take(queue.getKey(), queue.getValue().stream().map(Target::deadLetter).toList());
             for (Target target : queue.getValue()) {
                 boolean wasInQueue = taken.contains(target.run().id());
-                requeue(target, job.requestedBy(), wasInQueue ? MOVED : REDISPATCHED, now);
+                requeue(target, operator, wasInQueue ? MOVED : REDISPATCHED, now);
                 moved += wasInQueue ? 1 : 0;
             }
         }
-        // stamped by the database's clock: any node judges the job's silence by it (RequeueJobStore.interruptSilent)
-        job.progressed(batch.get(batch.size() - 1).id(), moved, targets.size() - moved, skipped, databaseTime.now());
-        LOG.log(Level.INFO, "Requeue job {0}: {1} run(s) requeued by {2} ({3} moved back from their DLQ), {4} skipped{5}",
-                new Object[] {jobId, targets.size(), job.requestedBy(), moved, skipped.size(), skipped.isEmpty() ? "" : ": " + skipped});
-        return batch.size();
+        return new BulkJobBatches.Outcome(targets.size(), targets.size() - moved, skipped);
     }
 
     /**

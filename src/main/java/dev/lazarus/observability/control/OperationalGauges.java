@@ -1,6 +1,7 @@
 package dev.lazarus.observability.control;
 
 import dev.lazarus.deadletter.control.RequeueService;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.platform.control.Metrics;
@@ -20,6 +21,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -88,8 +90,12 @@ public class OperationalGauges {
         }
         gauge("lazarus.dead.letters.oldest.open.age.seconds", Tags.empty(), g -> g.database.get()
                 .map(d -> d.oldestOpen() == null ? 0L : Duration.between(d.oldestOpen(), clock.instant()).toSeconds()));
-        gauge("lazarus.requeue.jobs.running", Tags.empty(), g -> g.database.get().map(OperationalReadings.Database::runningJobs));
-        gauge("lazarus.requeue.jobs.remaining", Tags.empty(), g -> g.database.get().map(OperationalReadings.Database::jobsRemaining));
+        metrics.declareBulkJobs(Arrays.stream(BulkJob.Action.values()).map(BulkJob.Action::apiName).toList());
+        for (BulkJob.Action action : BulkJob.Action.values()) {
+            Tags tags = Tags.of("action", action.apiName());
+            gauge("lazarus.bulk.jobs.running", tags, g -> g.database.get().map(d -> d.runningJobs().get(action)));
+            gauge("lazarus.bulk.jobs.remaining", tags, g -> g.database.get().map(d -> d.jobsRemaining().get(action)));
+        }
         for (String timer : OperationalReadings.TIMERS) {
             // 0 until the timer first finishes, so "no sweep for 5 minutes" also fires for a sweeper that never ran
             gauge("lazarus.timer.last.finished.timestamp.seconds", Tags.of("timer", timer), g -> g.database.get()

@@ -5,7 +5,7 @@ import dev.lazarus.deadletter.boundary.RetentionTimer;
 import dev.lazarus.deadletter.control.DeadLetterQueues;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
-import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.pipeline.control.PipelineDefinition;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.control.StepDefinition;
@@ -56,9 +56,9 @@ public class OperationalReadings {
     /** The installation's persistent timers, each of which records when it last finished. */
     public static final List<String> TIMERS = List.of(Sweeps.NAME, RetentionTimer.NAME, RequeueJobRecovery.SILENT_CHECK);
 
-    /** From the database: the same on every node. */
-    public record Database(Map<DeadLetterReason, Long> openByReason, Instant oldestOpen, long runningJobs, long jobsRemaining,
-                           Map<String, Instant> timersFinished) {
+    /** From the database: the same on every node. Bulk jobs running and what they have left, by action. */
+    public record Database(Map<DeadLetterReason, Long> openByReason, Instant oldestOpen, Map<BulkJob.Action, Long> runningJobs,
+                           Map<BulkJob.Action, Long> jobsRemaining, Map<String, Instant> timersFinished) {
     }
 
     /** Per dead-letter queue, summed over the brokers; -1 where a broker did not answer. */
@@ -75,14 +75,24 @@ public class OperationalReadings {
                 .getResultList().forEach(row -> open.put((DeadLetterReason) row[0], ((Number) row[1]).longValue()));
         Instant oldest = em.createQuery("select min(d.createdAt) from DeadLetter d where d.status in :open", Instant.class)
                 .setParameter("open", DeadLetterStatus.OPEN).setHint(TIMEOUT, QUERY_TIMEOUT_MS).getSingleResult();
-        Object[] jobs = em.createQuery("select count(j), coalesce(sum(j.total - j.requeued - j.skipped), 0) from RequeueJob j"
-                        + " where j.state = :running", Object[].class)
-                .setParameter("running", RequeueJob.State.RUNNING).setHint(TIMEOUT, QUERY_TIMEOUT_MS).getSingleResult();
+        Map<BulkJob.Action, Long> running = new EnumMap<>(BulkJob.Action.class);
+        Map<BulkJob.Action, Long> remaining = new EnumMap<>(BulkJob.Action.class);
+        for (BulkJob.Action action : BulkJob.Action.values()) {
+            running.put(action, 0L);
+            remaining.put(action, 0L);
+        }
+        em.createQuery("select j.action, count(j), coalesce(sum(j.total - j.done - j.skipped), 0) from BulkJob j"
+                        + " where j.state = :running group by j.action", Object[].class)
+                .setParameter("running", BulkJob.State.RUNNING).setHint(TIMEOUT, QUERY_TIMEOUT_MS).getResultList()
+                .forEach(row -> {
+                    running.put((BulkJob.Action) row[0], ((Number) row[1]).longValue());
+                    remaining.put((BulkJob.Action) row[0], Math.max(0, ((Number) row[2]).longValue()));
+                });
         Map<String, Instant> timers = new HashMap<>();
         for (String timer : TIMERS) {
             timerRuns.finishedAt(timer).ifPresent(at -> timers.put(timer, at));
         }
-        return new Database(open, oldest, ((Number) jobs[0]).longValue(), Math.max(0, ((Number) jobs[1]).longValue()), timers);
+        return new Database(open, oldest, running, remaining, timers);
     }
 
     /** Asks every broker; outside a transaction (the management requests are not part of any). */

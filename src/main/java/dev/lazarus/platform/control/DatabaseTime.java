@@ -11,7 +11,7 @@ import java.time.OffsetDateTime;
 
 /**
  * The database's clock: the one clock every node shares. What one node writes and another judges by its age (a
- * requeue job's last progress, a timer's last run) is stamped and judged by it, so the nodes' own clocks need not
+ * bulk job's last progress, a timer's last run) is stamped and judged by it, so the nodes' own clocks need not
  * agree.
  */
 @Stateless

@@ -48,6 +48,7 @@ public class Metrics {
     private static final String STEP_PROBE_DURATION = "lazarus.step.probe.duration";
     private static final String STEP_HOLD_DURATION = "lazarus.step.hold.duration";
     private static final List<String> STEP_STATE_ACTIONS = List.of("PAUSED", "RESUMED", "HELD", "PROBE_SUCCEEDED", "PROBE_FAILED");
+    private static final String BULK_JOB_DEAD_LETTERS = "lazarus.bulk.job.dead.letters";
     /** The values of the labels that come from fixed sets, declared at 0 (see {@link #declare}). */
     private static final List<String> FINISHED_STATES = List.of("COMPLETED", "DEAD_LETTERED");
     private static final List<String> STEP_OUTCOMES = List.of("succeeded", "failed");
@@ -146,6 +147,19 @@ public class Metrics {
     /** A hold ended (the step runs again, or an operator paused it): how long the step was held. */
     public void stepHoldEnded(String pipeline, String step, Duration held) {
         timer(STEP_HOLD_DURATION, "pipeline", pipeline, "step", step).record(held);
+    }
+
+    /**
+     * A batch of a bulk job committed: it got through {@code count} of its dead letters (acted on or skipped). The sign
+     * of life of a running job, by its {@code action} (requeue, discard, resolve).
+     */
+    public void bulkJobProgressed(String action, int count) {
+        counter(BULK_JOB_DEAD_LETTERS, "action", action).increment(count);
+    }
+
+    /** Makes the bulk jobs' series exist at 0, one for each of their {@code actions} (see {@link #declare}). */
+    public void declareBulkJobs(List<String> actions) {
+        actions.forEach(action -> counter(BULK_JOB_DEAD_LETTERS, "action", action));
     }
 
     /**

@@ -1,6 +1,6 @@
 package dev.lazarus.deadletter.control;
 
-import dev.lazarus.deadletter.entity.RequeueJob;
+import dev.lazarus.deadletter.entity.BulkJob;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.Asynchronous;
 import jakarta.ejb.Stateless;
@@ -11,20 +11,20 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Works through a requeue job in the background, batch by batch, holding to its rate and stopping when
- * asked. Runs with the identity of the operator who started it.
+ * Works through a bulk job in the background, batch by batch ({@link BulkJobBatches}), holding to its rate and
+ * stopping when asked, whatever its action. Runs with the identity of the operator who started it.
  */
 @Stateless
 @RolesAllowed("operator")
-public class RequeueJobRunner {
+public class BulkJobRunner {
 
-    private static final Logger LOG = Logger.getLogger(RequeueJobRunner.class.getName());
-
-    @Inject
-    RequeueJobStore store;
+    private static final Logger LOG = Logger.getLogger(BulkJobRunner.class.getName());
 
     @Inject
-    RequeueService requeueService;
+    BulkJobStore store;
+
+    @Inject
+    BulkJobBatches batches;
 
     @Asynchronous
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
@@ -32,15 +32,15 @@ public class RequeueJobRunner {
         try {
             while (true) {
                 long batchStarted = System.nanoTime();
-                RequeueJob job = store.reload(jobId);
+                BulkJob job = store.reload(jobId);
                 if (job.cancelRequested()) {
-                    store.finish(jobId, RequeueJob.State.CANCELLED, null);
+                    store.finish(jobId, BulkJob.State.CANCELLED, null);
                     return;
                 }
-                int max = job.ratePerSecond() == 0 ? RequeueJobs.BATCH : Math.min(RequeueJobs.BATCH, job.ratePerSecond());
-                int done = requeueService.requeueBatch(jobId, max);
+                int max = job.ratePerSecond() == 0 ? BulkJobs.BATCH : Math.min(BulkJobs.BATCH, job.ratePerSecond());
+                int done = batches.next(jobId, max);
                 if (done == 0) {
-                    store.finish(jobId, RequeueJob.State.COMPLETED, null);
+                    store.finish(jobId, BulkJob.State.COMPLETED, null);
                     return;
                 }
                 if (job.ratePerSecond() > 0) {
@@ -53,10 +53,10 @@ public class RequeueJobRunner {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            store.finish(jobId, RequeueJob.State.INTERRUPTED, "the worker thread was interrupted");
+            store.finish(jobId, BulkJob.State.INTERRUPTED, "the worker thread was interrupted");
         } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "Requeue job " + jobId + " failed", e);
-            store.finish(jobId, RequeueJob.State.FAILED, String.valueOf(e));
+            LOG.log(Level.SEVERE, "Bulk job " + jobId + " failed", e);
+            store.finish(jobId, BulkJob.State.FAILED, String.valueOf(e));
         }
     }
 }
