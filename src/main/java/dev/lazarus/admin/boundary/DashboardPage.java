@@ -3,6 +3,7 @@ package dev.lazarus.admin.boundary;
 import dev.lazarus.deadletter.control.DeadLetterStats;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
+import dev.lazarus.outage.control.StepOverview;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -41,6 +42,23 @@ public class DashboardPage {
         return openCauses;
     }
     private List<Bar> hourly;
+
+    @Inject
+    StepOverview steps;
+
+    private List<StepOverview.Step> notRunning;
+
+    /** The steps that are paused or held: the dashboard's banner. */
+    public List<StepOverview.Step> getStepsNotRunning() {
+        if (notRunning == null) {
+            notRunning = steps.notRunning();
+        }
+        return notRunning;
+    }
+
+    public String age(Instant since) {
+        return FacesActions.age(since, clock.instant());
+    }
 
     public DeadLetterStats.Stats getStats() {
         if (current == null) {
