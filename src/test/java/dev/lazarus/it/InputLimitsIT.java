@@ -174,6 +174,23 @@ class InputLimitsIT extends LazarusIT {
     }
 
     @Test
+    void theStalenessPageTellsOfAFilterPastItsLimitsInsteadOfFailing() {
+        AdminPage page = new AdminPage(base);
+        page.signIn("viewer", "viewer-pw");
+        Map<String, String> says = Map.of(
+                "health=BOGUS", "health must be one of",
+                "health=" + URLEncoder.encode("a\u0000", StandardCharsets.UTF_8), "health must be one of",
+                "pipeline=" + URLEncoder.encode("a\u0000b", StandardCharsets.UTF_8), "control character",
+                "pipeline=" + URLEncoder.encode("a\u001bb", StandardCharsets.UTF_8), "control character",
+                "pipeline=" + "p".repeat(101), "at most 100 characters");
+        says.forEach((filter, message) -> {
+            AdminPage.Answer answer = page.open("admin/staleness.xhtml?" + filter);
+            assertEquals(200, answer.status(), filter + ": " + answer.body());
+            assertTrue(answer.body().contains("Filter ignored") && answer.body().contains(message), filter + ": " + answer.body());
+        });
+    }
+
+    @Test
     void theBulkRequeueFormRefusesARateThatIsNoneAndStartsNoJob() {
         deadLetterOfAPoisonRun();
         long jobsBefore = viewer.get("api/requeue-jobs").ok().body().split("\"id\"").length;

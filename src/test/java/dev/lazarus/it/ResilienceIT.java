@@ -510,6 +510,47 @@ class ResilienceIT {
         assertEquals(Health.HEALTHY, view.stream().filter(a -> a.runId().equals(healthy)).findFirst().orElseThrow().health());
     }
 
+    /**
+     * The runs at risk (what the gauges and the dashboard show) are counted in the database, per step and by each step's
+     * own threshold, as the staleness view assesses them one by one. The runs are made at a moment long past and counted
+     * as of then (so no other run is at risk), in a transaction that rolls back (so no sweep takes them meanwhile).
+     */
+    @Test
+    void runsAtRiskAreCountedPerStepAndHealthAsTheStalenessViewAssessesThem() {
+        Instant then = Instant.parse("2001-01-01T00:00:00Z");
+        record Seen(LiveRuns.AtRisk counted, List<LiveRuns.Assessment> assessed) {
+        }
+        Seen seen = fixtures.inATransactionThatRollsBack(() -> {
+            // fetch waits for a consumer (waiting-after: 15 minutes): 13 minutes is a warning, 16 stale, 1 healthy
+            fixtures.runIn(RunState.PENDING, "fetch", then.minus(Duration.ofMinutes(13)));
+            fixtures.runIn(RunState.PENDING, "fetch", then.minus(Duration.ofMinutes(16)));
+            fixtures.runIn(RunState.PENDING, "fetch", then.minus(Duration.ofMinutes(1)));
+            // parse is in progress (stuck-after: the test server's 6 s): 5 s is a warning, 7 s stale, 4 s healthy
+            fixtures.runIn(RunState.IN_PROGRESS, "parse", then.minusSeconds(5));
+            fixtures.runIn(RunState.IN_PROGRESS, "parse", then.minusSeconds(7));
+            fixtures.runIn(RunState.IN_PROGRESS, "parse", then.minusSeconds(4));
+            // index declares its own stuck-after (2 minutes), which outranks the global 6 s: 100 s is a warning, 30 s healthy;
+            // and it failed (unrecovered-after: 30 minutes) 31 minutes ago: stale
+            fixtures.runIn(RunState.IN_PROGRESS, "index", then.minusSeconds(100));
+            fixtures.runIn(RunState.IN_PROGRESS, "index", then.minusSeconds(30));
+            fixtures.runIn(RunState.RETRYING, "index", then.minus(Duration.ofMinutes(31)));
+            return new Seen(liveRuns.atRisk(then), liveRuns.assess(then, DocumentIngestion.NAME));
+        });
+
+        String pipeline = DocumentIngestion.NAME;
+        for (String step : List.of("fetch", "parse", "index")) {
+            assertEquals(1, seen.counted().count(pipeline, step, Health.WARNING), step + " at warning: " + seen.counted());
+            assertEquals(1, seen.counted().count(pipeline, step, Health.STALE), step + " stale: " + seen.counted());
+            for (Health health : List.of(Health.WARNING, Health.STALE)) {
+                assertEquals(seen.assessed().stream().filter(a -> a.step().equals(step) && a.health() == health).count(),
+                        seen.counted().count(pipeline, step, health), step + " " + health + ": the count and the view agree");
+            }
+        }
+        assertEquals(3, seen.counted().total(Health.WARNING));
+        assertEquals(3, seen.counted().total(Health.STALE));
+        assertEquals(6, seen.counted().total(), "at risk: at warning and stale");
+    }
+
     @Test
     void aChangeThatRollsBackIsNeitherLoggedNorCounted() throws Exception {
         io.micrometer.core.instrument.Counter started = CDI.current().select(io.micrometer.core.instrument.MeterRegistry.class).get()
