@@ -496,6 +496,49 @@ class ResilienceIT {
         }
     }
 
+    /**
+     * SPEC/issue #21: runs waiting at a paused or held step are not dead-lettered for waiting, and the sweep does not
+     * count the time the step was not running. The view, the runs at risk and the sweeper agree: a run an hour past its
+     * threshold at a paused step is healthy and left alone; once the step runs again its clock starts then; only a step
+     * that has run again for longer than the threshold lets the sweeper take it.
+     */
+    @Test
+    void aRunWaitingAtAPausedStepIsNotStaleAndItsClockStartsAgainWhenTheStepRunsAgain() {
+        UUID waiting = fixtures.runIn(RunState.PENDING, "parse", AN_HOUR_AGO);
+        String atParse = "pipeline = 'document-ingestion' and step_name = 'parse'";
+        try {
+            fixtures.update("update step_control set state = 'PAUSED', since = ?, changed_by = 'operator', note = 'test', resumed_at = null"
+                    + " where " + atParse, Instant.now());
+            sweeps.sweep();
+            assertEquals(RunState.PENDING, fixtures.stateOf(waiting), "a run waiting at a paused step is not dead-lettered");
+            LiveRuns.Assessment seen = assessment(waiting);
+            assertEquals(Health.HEALTHY, seen.health());
+            assertEquals("PAUSED", seen.stepState());
+            assertEquals(0, liveRuns.atRisk(Instant.now()).count(DocumentIngestion.NAME, "parse", Health.STALE));
+
+            fixtures.update("update step_control set state = 'RUNNING', since = ?, resumed_at = ? where " + atParse, Instant.now(), Instant.now());
+            sweeps.sweep();
+            assertEquals(RunState.PENDING, fixtures.stateOf(waiting), "its clock started again when the step ran again");
+            assertEquals(Health.HEALTHY, assessment(waiting).health());
+
+            Instant longAgo = Instant.now().minus(Duration.ofMinutes(20)); // past waiting-after (15 minutes)
+            fixtures.update("update step_control set resumed_at = ? where " + atParse, longAgo);
+            assertEquals(Health.STALE, assessment(waiting).health());
+            assertTrue(liveRuns.atRisk(Instant.now()).count(DocumentIngestion.NAME, "parse", Health.STALE) >= 1, "counted stale at parse");
+            sweeps.sweep();
+            assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(waiting), "the step has run for longer than the threshold since");
+            assertEquals("WAITING_TOO_LONG", fixtures.deadLettersOf(waiting).get(0).reason().name());
+        } finally {
+            fixtures.update("update step_control set state = 'RUNNING', since = ?, changed_by = 'operator', note = null where " + atParse,
+                    Instant.now());
+        }
+    }
+
+    private LiveRuns.Assessment assessment(UUID run) {
+        return liveRuns.assess(Instant.now(), DocumentIngestion.NAME).stream().filter(a -> a.runId().equals(run)).findFirst()
+                .orElseThrow(() -> new AssertionError("run " + run + " not in the staleness view"));
+    }
+
     @Test
     void stalenessViewWarnsAtEightyPercentOfTheThreshold() {
         // waiting-after is 15 minutes by default: 13 minutes is 87 %

@@ -6,6 +6,7 @@ import dev.lazarus.pipeline.control.StepControls;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.entity.StepControl;
 import dev.lazarus.platform.boundary.JsonBodies;
+import dev.lazarus.platform.boundary.QueryParams;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -13,9 +14,12 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
 import java.io.InputStream;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The steps' states over HTTP: {@code GET /api/steps} (viewer) lists every step with its state, who changed it when and
@@ -40,7 +44,8 @@ public class StepsResource {
     Pipelines pipelines;
 
     @GET
-    public Steps list() {
+    public Steps list(@Context UriInfo uri) {
+        QueryParams.onlyKnown(uri, Set.of()); // every step, always: nothing to filter or page
         // read afresh: what an operator asks after a change must show it, not what this node read 2 s ago
         return new Steps(overview.all());
     }
