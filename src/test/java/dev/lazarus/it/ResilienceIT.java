@@ -6,28 +6,31 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lazarus.deadletter.control.BulkJobStore;
 import dev.lazarus.deadletter.control.DeadLetterReconciler;
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.ParkedMessageCheck;
-import dev.lazarus.deadletter.control.BulkJobStore;
 import dev.lazarus.deadletter.control.Retention;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterAction;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
-import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.demo.control.DocumentIngestion;
+import dev.lazarus.outage.control.Probes;
 import dev.lazarus.pipeline.control.Pipelines;
-import dev.lazarus.platform.control.TimerRuns;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.platform.control.BrokerManagement;
+import dev.lazarus.platform.control.Brokers;
+import dev.lazarus.platform.control.TimerRuns;
 import dev.lazarus.sweep.boundary.StaleRunSweeper;
 import dev.lazarus.sweep.control.LiveRuns;
-import dev.lazarus.sweep.control.StalenessRules.Health;
 import dev.lazarus.sweep.control.StaleRuns;
+import dev.lazarus.sweep.control.StalenessRules.Health;
 import dev.lazarus.sweep.control.StalenessRules;
 import dev.lazarus.sweep.control.Sweeps;
 import jakarta.enterprise.inject.spi.CDI;
@@ -89,6 +92,9 @@ class ResilienceIT {
         parkedMessages = CDI.current().select(ParkedMessageCheck.class).get();
         deadLetterService = CDI.current().select(DeadLetterService.class).get();
         pipelines = CDI.current().select(Pipelines.class).get();
+        // a step that ran again lately starts the staleness clock of the runs waiting at it from then (README, Outage
+        // control): the runs these tests make "an hour ago" must not meet a step another test class paused and resumed
+        fixtures.update("update step_control set resumed_at = null where state = 'RUNNING'");
     }
 
     @Test
@@ -537,6 +543,42 @@ class ResilienceIT {
     private LiveRuns.Assessment assessment(UUID run) {
         return liveRuns.assess(Instant.now(), DocumentIngestion.NAME).stream().filter(a -> a.runId().equals(run)).findFirst()
                 .orElseThrow(() -> new AssertionError("run " + run + " not in the staleness view"));
+    }
+
+    /**
+     * README, Outage control: a probe dry-runs the oldest waiting runs one after the other, so a poison message at the
+     * head of a held step's queue (one that fails whatever the dependency does) never keeps the step held once what it
+     * depends on is back; and no dry run costs a run an attempt. The step is held by hand here (its probe put off), its
+     * queue paused by the node, then a poison run and a plain one wait at it, the poison one first.
+     */
+    @Test
+    void aProbeLooksPastAPoisonMessageAtTheHeadOfTheQueueAndChargesNoRunAnAttempt() throws Exception {
+        String atFetch = "pipeline = 'document-ingestion' and step_name = 'fetch'";
+        BrokerManagement management = CDI.current().select(BrokerManagement.class).get();
+        Brokers brokers = CDI.current().select(Brokers.class).get();
+        StepDefinition fetch = pipelines.step(DocumentIngestion.NAME, "fetch").orElseThrow();
+        try {
+            fixtures.update("update step_control set state = 'HELD', since = ?, changed_by = 'lazarus', next_probe_at = ?, probes_failed = 0,"
+                    + " cause_fingerprint = 'test', cause_exception = 'java.io.UncheckedIOException', cause_example = 'test' where " + atFetch,
+                    Instant.now(), Instant.now().plus(Duration.ofHours(1)));
+            Await.until("the fetch queue paused by the node", Duration.ofSeconds(20),
+                    () -> management.invoke(brokers.all().get(0), "queue." + DocumentIngestion.FETCH_QUEUE, "isPaused"), paused -> paused.contains("true"));
+            UUID poison = runs.start(DocumentIngestion.NAME, Json.createObjectBuilder().add("failures", Json.createObjectBuilder()
+                    .add("fetch", Json.createObjectBuilder().add("mode", "always"))).build()).id();
+            UUID plain = runs.start(DocumentIngestion.NAME, Json.createObjectBuilder().add("url", "https://example.org/probe.html").build()).id();
+
+            String found = CDI.current().select(Probes.class).get().run(fetch);
+
+            assertTrue(found.contains(plain.toString()) && found.contains("succeeded"), "the probe went past the poison run: " + found);
+            for (UUID run : List.of(poison, plain)) {
+                assertEquals("0", fixtures.column("select coalesce(sum(attempts), 0) from step_execution where run_id = '" + run + "'").get(0),
+                        "the dry run charged run " + run + " an attempt");
+                assertEquals("fetch", fixtures.currentStepOf(run));
+            }
+        } finally {
+            fixtures.update("update step_control set state = 'RUNNING', since = ?, changed_by = 'operator', next_probe_at = null,"
+                    + " cause_fingerprint = null, cause_exception = null, cause_example = null where " + atFetch, Instant.now());
+        }
     }
 
     @Test

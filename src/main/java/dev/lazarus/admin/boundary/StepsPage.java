@@ -3,6 +3,7 @@ package dev.lazarus.admin.boundary;
 import dev.lazarus.outage.control.StepOverview;
 import dev.lazarus.outage.control.StepStates;
 import dev.lazarus.pipeline.control.StepControls;
+import dev.lazarus.pipeline.entity.StepControlEvent;
 import dev.lazarus.platform.control.Clocks;
 import jakarta.faces.view.ViewScoped;
 import jakarta.inject.Inject;
@@ -38,6 +39,8 @@ public class StepsPage implements Serializable {
     @Inject
     PageReads reads;
 
+    private static final int RECENT = 20;
+
     private String note;
     private boolean drawn;
 
@@ -48,6 +51,11 @@ public class StepsPage implements Serializable {
 
     public List<StepOverview.Step> getSteps() {
         return reads.once("steps", overview::all);
+    }
+
+    /** The newest changes of every step: who paused or resumed what and why, what Lazarus held and for what, probes. */
+    public List<StepControlEvent> getRecent() {
+        return reads.once("step-changes", () -> controls.recent(RECENT));
     }
 
     public String pause(String pipeline, String step) {

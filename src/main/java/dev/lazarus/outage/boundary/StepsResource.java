@@ -5,6 +5,7 @@ import dev.lazarus.outage.control.StepStates;
 import dev.lazarus.pipeline.control.StepControls;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.pipeline.entity.StepControl;
+import dev.lazarus.pipeline.entity.StepControlEvent;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.QueryParams;
 import jakarta.enterprise.context.RequestScoped;
@@ -18,6 +19,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.InputStream;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 
@@ -43,6 +45,8 @@ public class StepsResource {
     @Inject
     Pipelines pipelines;
 
+    private static final int HISTORY = 100;
+
     @GET
     public Steps list(@Context UriInfo uri) {
         QueryParams.onlyKnown(uri, Set.of()); // every step, always: nothing to filter or page
@@ -66,6 +70,31 @@ public class StepsResource {
         return overview.of(pipelines.step(pipeline, step).orElseThrow(), changed);
     }
 
+    /** A step's changes, newest first: who paused or resumed it and why, when Lazarus held it and for what, each probe. */
+    @GET
+    @Path("{pipeline}/{step}/history")
+    public History history(@PathParam("pipeline") String pipeline, @PathParam("step") String step, @Context UriInfo uri) {
+        QueryParams.onlyKnown(uri, Set.of());
+        return new History(controls.history(controls.step(pipeline, step), HISTORY).stream().map(Change::of).toList());
+    }
+
     public record Steps(List<StepOverview.Step> steps) {
+    }
+
+    /** The newest {@value #HISTORY} changes of a step. */
+    public record History(List<Change> changes) {
+    }
+
+    /** One change of a step's state, or a probe of a held step. */
+    public record Change(Instant at, String actor, String action, String from, String to, String note, String cause, String detail) {
+
+        static Change of(StepControlEvent event) {
+            return new Change(event.at(), event.actor(), event.action(), name(event.fromState()), name(event.toState()), event.note(),
+                    event.causeFingerprint(), event.detail());
+        }
+
+        private static String name(StepControl.State state) {
+            return state == null ? null : state.name();
+        }
     }
 }

@@ -5,6 +5,7 @@ import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.StepControl;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.json.bind.annotation.JsonbNillable;
 import java.time.Instant;
 import java.util.List;
 
@@ -57,6 +58,7 @@ public class StepOverview {
      * a broker did not answer); {@code failureRate} the share of this node's deliveries of the step that failed retryably
      * within the hold's window (null if it had none); {@code nextProbeAt} and {@code probesFailed} for a held step.
      */
+    @JsonbNillable // every field named, null where there is nothing (yet): scripts read them by name
     public record Step(String pipeline, String step, String queue, String state, Instant since, String by, String note,
                        Cause cause, Long waiting, Long inFlight, Long consumers, Long dlqDepth, Double failureRate,
                        Instant nextProbeAt, int probesFailed) {
