@@ -6,6 +6,10 @@ import dev.lazarus.pipeline.entity.StepControl;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.bind.annotation.JsonbNillable;
+import jakarta.json.bind.annotation.JsonbTypeSerializer;
+import jakarta.json.bind.serializer.JsonbSerializer;
+import jakarta.json.bind.serializer.SerializationContext;
+import jakarta.json.stream.JsonGenerator;
 import java.time.Instant;
 import java.util.List;
 
@@ -53,6 +57,33 @@ public class StepOverview {
     }
 
     /**
+     * Writes a cause, or {@code null} where there is none. Yasson (3.0) leaves a null object-valued property out even
+     * under {@code @JsonbNillable}, and scripts read {@code cause} by name, so the step names it itself.
+     */
+    public static class CauseOrNull implements JsonbSerializer<Cause> {
+        @Override
+        public void serialize(Cause cause, JsonGenerator json, SerializationContext context) {
+            if (cause == null) {
+                json.writeNull();
+                return;
+            }
+            json.writeStartObject();
+            writeOrNull(json, "fingerprint", cause.fingerprint());
+            writeOrNull(json, "exceptionClass", cause.exceptionClass());
+            writeOrNull(json, "example", cause.example());
+            json.writeEnd();
+        }
+
+        private static void writeOrNull(JsonGenerator json, String name, String value) {
+            if (value == null) {
+                json.writeNull(name);
+            } else {
+                json.write(name, value);
+            }
+        }
+    }
+
+    /**
      * One step: {@code waiting} messages in its queue (not being delivered), {@code inFlight} being delivered,
      * {@code consumers}, {@code dlqDepth} (messages in its DLQ), all summed over the brokers and read every 2 s (null if
      * a broker did not answer); {@code failureRate} the share of this node's deliveries of the step that failed retryably
@@ -60,7 +91,7 @@ public class StepOverview {
      */
     @JsonbNillable // every field named, null where there is nothing (yet): scripts read them by name
     public record Step(String pipeline, String step, String queue, String state, Instant since, String by, String note,
-                       Cause cause, Long waiting, Long inFlight, Long consumers, Long dlqDepth, Double failureRate,
+                       @JsonbTypeSerializer(CauseOrNull.class) Cause cause, Long waiting, Long inFlight, Long consumers, Long dlqDepth, Double failureRate,
                        Instant nextProbeAt, int probesFailed) {
 
         public boolean isRunning() {
