@@ -15,6 +15,10 @@
 #                                  calls it) down / bring it back: fetching then fails with a refused connection
 #                                  until it is back (outage drill); STACK_DIR=target/cluster for the two-node stack
 #
+#   stack.sh hold off | hold on    switch Lazarus's automatic hold of steps off / back on, on every running WildFly
+#                                  of the stack (system property lazarus.hold.enabled; read again within 10 s): the
+#                                  outage drill's comparison without it; STACK_DIR=target/cluster for both nodes
+#
 #   stack.sh db-stop | db-start    stop / start the stack's database: its embedded PostgreSQL, or the
 #                                  machine's PostgreSQL under a stack on it (database drill; needs root)
 #
@@ -440,6 +444,37 @@ cluster_node_start() { # n
         wildfly_start "$STACK_DIR/node-$1" "${CLUSTER_BROKER_PORTS[$1-1]}" $(( 200 * ($1 - 1) )) "node-$1"
 }
 
+# hold_switch on|off: lazarus.hold.enabled on every running WildFly of the stack, through its management interface
+# (the CLI signs in as the local user that runs it); "on" removes the property, so the default (true) applies
+hold_switch() {
+    local script="$STACK_DIR/hold.cli" pidfile base offset n switched=0
+    if [ "$1" = off ]; then
+        cat > "$script" <<CLI
+if (outcome != success) of /system-property=lazarus.hold.enabled:read-resource
+    /system-property=lazarus.hold.enabled:add(value=false)
+else
+    /system-property=lazarus.hold.enabled:write-attribute(name=value, value=false)
+end-if
+CLI
+    else
+        cat > "$script" <<CLI
+if (outcome == success) of /system-property=lazarus.hold.enabled:read-resource
+    /system-property=lazarus.hold.enabled:remove
+end-if
+CLI
+    fi
+    for pidfile in "$STACK_DIR/wildfly.pid" "$STACK_DIR"/node-[0-9]*.pid; do
+        [ -f "$pidfile" ] || continue
+        base=${pidfile%.pid}; offset=0
+        case "$base" in *node-*) n=${base##*node-}; offset=$(( 200 * (n - 1) )) ;; esac
+        "$WILDFLY_HOME/bin/jboss-cli.sh" --connect --controller="127.0.0.1:$((9990 + offset))" --file="$script" > "$STACK_DIR/hold.log" 2>&1 \
+            || { log "could not switch the hold $1 on the WildFly on port $((9990 + offset)):"; cat "$STACK_DIR/hold.log"; return 1; }
+        switched=$((switched + 1))
+    done
+    [ "$switched" -gt 0 ] || { log "no WildFly of $STACK_DIR runs"; return 1; }
+    log "automatic hold switched $1 on $switched WildFly server(s); each reads it again within 10 s"
+}
+
 # A fresh stack with the WAR deployed: database, broker, configured WildFly (the demo's and the benchmark's).
 stack_up() {
     wildfly_stop
@@ -527,6 +562,12 @@ INFO
         ;;
     documents-start)
         documents_start
+        ;;
+    hold)
+        case "${2:-}" in
+            on | off) hold_switch "$2" ;;
+            *) log "hold needs on or off"; exit 2 ;;
+        esac
         ;;
     demo-down | cluster-down)
         wildfly_stop

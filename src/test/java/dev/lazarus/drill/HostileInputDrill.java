@@ -211,6 +211,12 @@ public final class HostileInputDrill {
         String runs = adminPage("admin/runs.xhtml?state=BOGUS");
         record("admin page", "the run list filtered by a state that is none", "the list, with a message naming the states",
                 runs.contains("state must be one of") ? "the message" : "no message", runs.contains("state must be one of"));
+        String staleness = adminPage("admin/staleness.xhtml?health=BOGUS");
+        record("admin page", "the staleness page filtered by a health that is none", "the list, with a message naming the healths",
+                staleness.contains("health must be one of") ? "the message" : "no message", staleness.contains("health must be one of"));
+        String stalenessOfNul = adminPage("admin/staleness.xhtml?pipeline=" + enc("a\u0000b"));
+        record("admin page", "the staleness page filtered by a pipeline with a NUL character", "the list, with a message naming the field",
+                stalenessOfNul.contains("control character") ? "the message" : "no message", stalenessOfNul.contains("control character"));
     }
 
     private void refused(String where, String input, java.util.function.Supplier<Api.Response> request, int status) {

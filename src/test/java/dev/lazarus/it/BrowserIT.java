@@ -382,7 +382,8 @@ class BrowserIT extends LazarusIT {
         assertEquals(202, job.status(), job.body());
         List<String> pages = List.of("admin/dashboard.xhtml", "admin/investigation-queue.xhtml", "admin/dead-letters.xhtml",
                 "admin/dead-letter.xhtml?id=" + ids.get(0), "admin/runs.xhtml", "admin/run.xhtml?id=" + runId,
-                "admin/requeue-jobs.xhtml", "admin/requeue-job.xhtml?id=" + job.json().getInt("id"));
+                "admin/requeue-jobs.xhtml", "admin/requeue-job.xhtml?id=" + job.json().getInt("id"), "admin/staleness.xhtml",
+                "admin/staleness.xhtml?health=purple", "admin/steps.xhtml");
 
         // the headers, on every page, the login form, the API, an error and a missing page
         AdminPage session = new AdminPage(base);

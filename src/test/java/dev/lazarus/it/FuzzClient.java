@@ -29,6 +29,11 @@ import java.util.Map;
 final class FuzzClient {
 
     static final Duration LIMIT = Duration.ofSeconds(5);
+    /**
+     * The HTTP listener's max-header-size (lazarus.cli, README "Limits"). The server refuses a longer head with a 400 and
+     * closes the connection before reading the rest; a client still writing the rest may lose that answer to the reset.
+     */
+    static final int MAX_HEAD_BYTES = 16384;
     /** Bodies larger than this are offered with Expect: 100-continue (curl does so above 1 MB). */
     private static final int LARGE = 64 * 1024;
 
@@ -39,10 +44,15 @@ final class FuzzClient {
     private final String root;
 
     /** What became of a request: a status (or -1 and why there was none), how long it took, the answer's body. */
-    record Outcome(int status, long millis, String body, String noAnswer) {
+    record Outcome(int status, long millis, String body, String noAnswer, boolean headOverLimit) {
 
         boolean answered() {
             return noAnswer == null;
+        }
+
+        /** Refused by the listener's head limit: answered with a 400, or by a connection closed at once (not a hang). */
+        boolean refusedAsTooLarge() {
+            return headOverLimit && (status == 400 || status == 431 || (!answered() && millis < LIMIT.toMillis()));
         }
     }
 
@@ -61,6 +71,20 @@ final class FuzzClient {
      * headers given and, unless {@code body} is null, the body with its content type.
      */
     Outcome send(String method, String target, Map<String, String> headers, byte[] body, String contentType) {
+        boolean headOverLimit = headBytes(method, target, headers) > MAX_HEAD_BYTES;
+        Outcome outcome = sendExactly(method, target, headers, body, contentType);
+        return new Outcome(outcome.status(), outcome.millis(), outcome.body(), outcome.noAnswer(), headOverLimit);
+    }
+
+    private static int headBytes(String method, String target, Map<String, String> headers) {
+        int bytes = (method + " " + target + " HTTP/1.1\r\n").getBytes(StandardCharsets.UTF_8).length;
+        for (Map.Entry<String, String> header : headers.entrySet()) {
+            bytes += (header.getKey() + ": " + header.getValue() + "\r\n").getBytes(StandardCharsets.UTF_8).length;
+        }
+        return bytes;
+    }
+
+    private Outcome sendExactly(String method, String target, Map<String, String> headers, byte[] body, String contentType) {
         if (body != null && body.length > LARGE) {
             return sendRaw(method, target, headers, body, contentType);
         }
@@ -78,11 +102,11 @@ final class FuzzClient {
         long started = System.nanoTime();
         try {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            return new Outcome(response.statusCode(), millisSince(started), response.body(), null);
+            return new Outcome(response.statusCode(), millisSince(started), response.body(), null, false);
         } catch (HttpTimeoutException e) {
-            return new Outcome(-1, millisSince(started), "", "no answer within " + LIMIT.toSeconds() + " s");
+            return new Outcome(-1, millisSince(started), "", "no answer within " + LIMIT.toSeconds() + " s", false);
         } catch (IOException e) {
-            return new Outcome(-1, millisSince(started), "", "no answer: " + e);
+            return new Outcome(-1, millisSince(started), "", "no answer: " + e, false);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -125,15 +149,15 @@ final class FuzzClient {
             answer += readAll(in);
             long millis = millisSince(started);
             if (!answer.startsWith("HTTP/1.")) {
-                return new Outcome(-1, millis, answer, "no answer: the connection closed after " + answer.length() + " bytes");
+                return new Outcome(-1, millis, answer, "no answer: the connection closed after " + answer.length() + " bytes", false);
             }
             int status = Integer.parseInt(answer.substring(9, 12));
             int bodyStart = answer.indexOf("\r\n\r\n");
-            return new Outcome(status, millis, bodyStart < 0 ? "" : answer.substring(bodyStart + 4), null);
+            return new Outcome(status, millis, bodyStart < 0 ? "" : answer.substring(bodyStart + 4), null, false);
         } catch (SocketTimeoutException e) {
-            return new Outcome(-1, millisSince(started), "", "no answer within " + LIMIT.toSeconds() + " s");
+            return new Outcome(-1, millisSince(started), "", "no answer within " + LIMIT.toSeconds() + " s", false);
         } catch (IOException e) {
-            return new Outcome(-1, millisSince(started), "", "no answer: " + e);
+            return new Outcome(-1, millisSince(started), "", "no answer: " + e, false);
         }
     }
 

@@ -129,11 +129,11 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Reconciler: a copy of the dispatch a run waits for, found in its DLQ, never stops the run; the fix waits
-     * lazarus.reconcile.undeliverable-after (2 minutes) after the run last moved. A run's row does not move while its
-     * message waits out a redelivery delay, and a step's backoff may be longer than 2 minutes (RetryPolicy.cap has no
-     * bound; the sweeper gives a RETRYING run 30 minutes). The run's last change is set 3 minutes back here: what a step
-     * with a 5-minute backoff shows 3 minutes into its wait.
+     * README, lazarus.reconcile.undeliverable-after: a copy of the dispatch a run waits for, found in its DLQ, never stops
+     * the run. A run's row does not move while its message waits out a redelivery delay (the broker holds it scheduled,
+     * where no count of the queue sees it): the run's last change is set 3 minutes back here, past the grace, while its
+     * step failed a moment ago and waits for its redelivery. The step's own signs of life and its longest delay decide
+     * (UndeliverableJudgementTest: a step that backs off for 5 minutes, 3 minutes into its wait).
      */
     @Test
     void aCopyOfTheDispatchInItsDlqDoesNotStopARunWhoseRedeliveryDelayIsLongerThanTheGrace() {

@@ -91,6 +91,25 @@ class InputLimitsIT extends LazarusIT {
     }
 
     @Test
+    void aListRefusesAParameterItDoesNotTakeOrOneGivenTwiceAndQuotesNoControlThatReordersText() {
+        for (String list : List.of("api/requeue-jobs", "api/bulk-jobs")) {
+            assertRefused(() -> viewer.get(list + "?bogus=1"), 400, "bogus");
+            assertRefused(() -> viewer.get(list + "?limit=abc"), 400, "limit");
+            viewer.get(list).ok();
+        }
+        String a = UUID.randomUUID().toString();
+        String b = UUID.randomUUID().toString();
+        for (String query : List.of("api/dead-letters?runId=" + a + "&runId=" + b, "api/runs?state=PENDING&state=COMPLETED",
+                "api/requeue-jobs/dry-run?runId=" + a + "&runId=" + b, "api/bulk-jobs/dry-run?action=discard&runId=" + a + "&runId=" + b)) {
+            assertRefused(() -> viewer.get(query), 400, "more than once");
+        }
+        Api.Response refused = viewer.get("api/runs?state=%E2%80%AEDETELPMOC");
+        assertEquals(400, refused.status(), refused.body());
+        assertFalse(refused.body().contains("\u202E"), "the refusal quotes a control that turns the text around it: " + refused.body());
+        assertTrue(refused.body().contains("\\u202E"), refused.body());
+    }
+
+    @Test
     void aFilterValueLongerThanItsColumnIsRefusedByTheListsTheDryRunAndABulkRequeue() {
         String longName = "p".repeat(101);
         long jobsBefore = viewer.get("api/requeue-jobs").ok().body().split("\"id\"").length;
@@ -171,6 +190,23 @@ class InputLimitsIT extends LazarusIT {
             answer = page.open(path);
             assertEquals(200, answer.status(), path + ": " + answer.body());
         }
+    }
+
+    @Test
+    void theStalenessPageTellsOfAFilterPastItsLimitsInsteadOfFailing() {
+        AdminPage page = new AdminPage(base);
+        page.signIn("viewer", "viewer-pw");
+        Map<String, String> says = Map.of(
+                "health=BOGUS", "health must be one of",
+                "health=" + URLEncoder.encode("a\u0000", StandardCharsets.UTF_8), "health must be one of",
+                "pipeline=" + URLEncoder.encode("a\u0000b", StandardCharsets.UTF_8), "control character",
+                "pipeline=" + URLEncoder.encode("a\u001bb", StandardCharsets.UTF_8), "control character",
+                "pipeline=" + "p".repeat(101), "at most 100 characters");
+        says.forEach((filter, message) -> {
+            AdminPage.Answer answer = page.open("admin/staleness.xhtml?" + filter);
+            assertEquals(200, answer.status(), filter + ": " + answer.body());
+            assertTrue(answer.body().contains("Filter ignored") && answer.body().contains(message), filter + ": " + answer.body());
+        });
     }
 
     @Test

@@ -218,6 +218,29 @@ class ObservabilityIT extends LazarusIT {
                 "the delivery that gave up says so in the trace");
     }
 
+    /**
+     * A run past its step's threshold is counted stale at its step, until the sweeper takes it. The run hangs in parse
+     * (stuck-after is 6 s on the test server) and its row is held from outside ({@link HeldRun}), so the sweeper must leave
+     * it, as it leaves a run a transaction in doubt holds: it stays stale while the test looks. Let go, it is
+     * dead-lettered and no longer counted.
+     */
+    @Test
+    void aRunPastItsThresholdIsCountedStaleAtItsStepUntilTheSweeperTakesIt() {
+        String staleAtParse = "lazarus_runs_at_risk{health=\"stale\",pipeline=\"document-ingestion\",step=\"parse\"}";
+        String staleAtFetch = "lazarus_runs_at_risk{health=\"stale\",pipeline=\"document-ingestion\",step=\"fetch\"}";
+        String runId = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"hang\",\"seconds\":30}}}");
+        awaitRun(runId, "IN_PROGRESS");
+        try (HeldRun held = HeldRun.lock(runId, "IN_PROGRESS")) {
+            Await.until("the hanging run to be counted stale at parse", Duration.ofSeconds(30), () -> scrape().get(staleAtParse),
+                    count -> count != null && count >= 1);
+            assertEquals(0.0, scrape().get(staleAtFetch), "and nowhere else");
+        }
+        JsonObject run = awaitRun(runId, "DEAD_LETTERED");
+        assertEquals("STUCK_IN_PROGRESS", run.getJsonObject("deadLetter").getString("reason"));
+        Await.until("the dead-lettered run to be counted no more", Duration.ofSeconds(30), () -> scrape().get(staleAtParse),
+                count -> count != null && count == 0);
+    }
+
     @Test
     void eachRunOfABatchIsATraceOfItsOwnWhoseFirstStepIsTheChildOfItsRunSpan() {
         String requestTrace = HexFormat.of().formatHex(java.security.SecureRandom.getSeed(16));

@@ -1,6 +1,7 @@
 package dev.lazarus.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,15 +13,20 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jboss.as.arquillian.api.ServerSetup;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Outage control from outside: a step paused by hand keeps its runs waiting (their attempts untouched) until it is
  * resumed, and a step whose dependency goes away is held by Lazarus with the cause, probed without charging a run an
- * attempt, and runs again by itself when the dependency is back, every run completing. The test server holds only the
- * fetch step by itself (arquillian.xml: other tests fail other steps in bulk on purpose), after a cool-down of 2 s.
+ * attempt, and runs again by itself when the dependency is back, every run completing. Only this test's server holds
+ * the fetch step by itself ({@link FetchHeldByItself}), after a cool-down of 2 s (arquillian.xml).
  */
+@ServerSetup(FetchHeldByItself.class)
 class OutageControlIT extends LazarusIT {
 
     private final DocumentService documents = new DocumentService();
@@ -33,6 +39,11 @@ class OutageControlIT extends LazarusIT {
                 operator.post("api/steps/document-ingestion/" + step + "/resume", "{\"note\":\"the test is over\"}");
             }
         }
+    }
+
+    /** Messages waiting in the step's queue; -1 until the figures (read every 2 s) have been read once. */
+    private long waiting(String name) {
+        return step(name).get("waiting") instanceof jakarta.json.JsonNumber waiting ? waiting.longValue() : -1;
     }
 
     private JsonObject step(String name) {
@@ -48,9 +59,60 @@ class OutageControlIT extends LazarusIT {
         JsonObject parse = step("parse");
         assertEquals(PARSE, parse.getString("queue"));
         assertEquals("RUNNING", parse.getString("state"));
-        for (String field : List.of("since", "by", "waiting", "inFlight", "consumers", "dlqDepth")) {
+        for (String field : List.of("pipeline", "step", "queue", "state", "since", "by", "note", "cause", "waiting", "inFlight",
+                "consumers", "dlqDepth", "failureRate")) {
             assertTrue(parse.containsKey(field), field + " in " + parse);
         }
+    }
+
+    @Test
+    void theStepsPageShowsEveryStepAndLetsAnOperatorPauseAndResumeOneWhileTheDashboardSaysSo() {
+        AdminPage asViewer = new AdminPage(base);
+        asViewer.signIn("viewer", "viewer-pw");
+        String seen = asViewer.open("admin/steps.xhtml").body();
+        for (String queue : List.of(FETCH, PARSE, INDEX)) {
+            assertTrue(seen.contains(queue), queue + " on the steps page");
+        }
+        assertFalse(seen.contains(":pause\""), "a viewer is offered no Pause");
+        assertFalse(asViewer.open("admin/dashboard.xhtml").body().contains("id=\"steps-not-running\""), "every step runs: no banner");
+
+        AdminPage page = new AdminPage(base);
+        page.signIn("operator", "operator-pw");
+        String pause = button(page.open("admin/steps.xhtml").body(), PARSE, "pause");
+        assertTrue(page.html().matches("(?s).*name=\"" + pause + "\"[^>]*data-confirm=\"[^\"]+\".*"), "Pause asks first");
+
+        String refused = page.submit("steps", Map.of("steps:note", "", pause, "Pause")).body();
+        assertTrue(refused.contains("&#39;note&#39; is required") || refused.contains("'note' is required"), "a pause needs a note");
+        assertEquals("RUNNING", step("parse").getString("state"));
+
+        String paused = page.submit("steps", Map.of("steps:note", "parser upgrade", pause, "Pause")).body();
+        assertTrue(paused.contains("paused"), paused);
+        JsonObject parse = step("parse");
+        assertEquals("PAUSED", parse.getString("state"));
+        assertEquals("operator", parse.getString("by"));
+        assertEquals("parser upgrade", parse.getString("note"));
+        String banner = asViewer.open("admin/dashboard.xhtml").body();
+        assertTrue(banner.contains("id=\"steps-not-running\"") && banner.contains("parser upgrade"), "the dashboard says which step is"
+                + " paused, by whom and why");
+
+        String resume = button(paused, PARSE, "resume");
+        String resumed = page.submit("steps", Map.of("steps:note", "", resume, "Resume")).body();
+        assertTrue(resumed.contains("runs again"), resumed);
+        assertEquals("RUNNING", step("parse").getString("state"));
+        assertFalse(asViewer.open("admin/dashboard.xhtml").body().contains("id=\"steps-not-running\""), "the banner is gone");
+    }
+
+    /** The name of a row's button on the steps page, the row found by its step's queue. */
+    private static String button(String html, String queue, String action) {
+        for (String row : html.split("<tr")) {
+            if (row.contains(queue)) {
+                Matcher button = Pattern.compile("name=\"(steps:table:\\d+:" + action + ")\"").matcher(row);
+                if (button.find()) {
+                    return button.group(1);
+                }
+            }
+        }
+        throw new AssertionError("no " + action + " button in the row of " + queue);
     }
 
     @Test
@@ -68,7 +130,7 @@ class OutageControlIT extends LazarusIT {
             runs.add(operator.startRun("{}"));
         }
         // they reach parse and wait there: in the queue, not delivered
-        Await.until("five runs waiting at parse", Duration.ofSeconds(30), () -> step("parse").getJsonNumber("waiting").longValue(),
+        Await.until("five runs waiting at parse", Duration.ofSeconds(30), () -> waiting("parse"),
                 waiting -> waiting >= 5);
         for (String run : runs) {
             JsonObject waiting = viewer.run(run);

@@ -6,28 +6,31 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.lazarus.deadletter.control.BulkJobStore;
 import dev.lazarus.deadletter.control.DeadLetterReconciler;
 import dev.lazarus.deadletter.control.DeadLetterReport;
 import dev.lazarus.deadletter.control.DeadLetterService;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.ParkedMessageCheck;
-import dev.lazarus.deadletter.control.BulkJobStore;
 import dev.lazarus.deadletter.control.Retention;
+import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterAction;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
-import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.demo.control.DocumentIngestion;
+import dev.lazarus.outage.control.Probes;
 import dev.lazarus.pipeline.control.Pipelines;
-import dev.lazarus.platform.control.TimerRuns;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.platform.control.BrokerManagement;
+import dev.lazarus.platform.control.Brokers;
+import dev.lazarus.platform.control.TimerRuns;
 import dev.lazarus.sweep.boundary.StaleRunSweeper;
 import dev.lazarus.sweep.control.LiveRuns;
-import dev.lazarus.sweep.control.StalenessRules.Health;
 import dev.lazarus.sweep.control.StaleRuns;
+import dev.lazarus.sweep.control.StalenessRules.Health;
 import dev.lazarus.sweep.control.StalenessRules;
 import dev.lazarus.sweep.control.Sweeps;
 import jakarta.enterprise.inject.spi.CDI;
@@ -89,6 +92,9 @@ class ResilienceIT {
         parkedMessages = CDI.current().select(ParkedMessageCheck.class).get();
         deadLetterService = CDI.current().select(DeadLetterService.class).get();
         pipelines = CDI.current().select(Pipelines.class).get();
+        // a step that ran again lately starts the staleness clock of the runs waiting at it from then (README, Outage
+        // control): the runs these tests make "an hour ago" must not meet a step another test class paused and resumed
+        fixtures.update("update step_control set resumed_at = null where state = 'RUNNING'");
     }
 
     @Test
@@ -496,6 +502,85 @@ class ResilienceIT {
         }
     }
 
+    /**
+     * SPEC/issue #21: runs waiting at a paused or held step are not dead-lettered for waiting, and the sweep does not
+     * count the time the step was not running. The view, the runs at risk and the sweeper agree: a run an hour past its
+     * threshold at a paused step is healthy and left alone; once the step runs again its clock starts then; only a step
+     * that has run again for longer than the threshold lets the sweeper take it.
+     */
+    @Test
+    void aRunWaitingAtAPausedStepIsNotStaleAndItsClockStartsAgainWhenTheStepRunsAgain() {
+        UUID waiting = fixtures.runIn(RunState.PENDING, "parse", AN_HOUR_AGO);
+        String atParse = "pipeline = 'document-ingestion' and step_name = 'parse'";
+        try {
+            fixtures.update("update step_control set state = 'PAUSED', since = ?, changed_by = 'operator', note = 'test', resumed_at = null"
+                    + " where " + atParse, Instant.now());
+            sweeps.sweep();
+            assertEquals(RunState.PENDING, fixtures.stateOf(waiting), "a run waiting at a paused step is not dead-lettered");
+            LiveRuns.Assessment seen = assessment(waiting);
+            assertEquals(Health.HEALTHY, seen.health());
+            assertEquals("PAUSED", seen.stepState());
+            assertEquals(0, liveRuns.atRisk(Instant.now()).count(DocumentIngestion.NAME, "parse", Health.STALE));
+
+            fixtures.update("update step_control set state = 'RUNNING', since = ?, resumed_at = ? where " + atParse, Instant.now(), Instant.now());
+            sweeps.sweep();
+            assertEquals(RunState.PENDING, fixtures.stateOf(waiting), "its clock started again when the step ran again");
+            assertEquals(Health.HEALTHY, assessment(waiting).health());
+
+            Instant longAgo = Instant.now().minus(Duration.ofMinutes(20)); // past waiting-after (15 minutes)
+            fixtures.update("update step_control set resumed_at = ? where " + atParse, longAgo);
+            assertEquals(Health.STALE, assessment(waiting).health());
+            assertTrue(liveRuns.atRisk(Instant.now()).count(DocumentIngestion.NAME, "parse", Health.STALE) >= 1, "counted stale at parse");
+            sweeps.sweep();
+            assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(waiting), "the step has run for longer than the threshold since");
+            assertEquals("WAITING_TOO_LONG", fixtures.deadLettersOf(waiting).get(0).reason().name());
+        } finally {
+            fixtures.update("update step_control set state = 'RUNNING', since = ?, changed_by = 'operator', note = null where " + atParse,
+                    Instant.now());
+        }
+    }
+
+    private LiveRuns.Assessment assessment(UUID run) {
+        return liveRuns.assess(Instant.now(), DocumentIngestion.NAME).stream().filter(a -> a.runId().equals(run)).findFirst()
+                .orElseThrow(() -> new AssertionError("run " + run + " not in the staleness view"));
+    }
+
+    /**
+     * README, Outage control: a probe dry-runs the oldest waiting runs one after the other, so a poison message at the
+     * head of a held step's queue (one that fails whatever the dependency does) never keeps the step held once what it
+     * depends on is back; and no dry run costs a run an attempt. The step is held by hand here (its probe put off), its
+     * queue paused by the node, then a poison run and a plain one wait at it, the poison one first.
+     */
+    @Test
+    void aProbeLooksPastAPoisonMessageAtTheHeadOfTheQueueAndChargesNoRunAnAttempt() throws Exception {
+        String atFetch = "pipeline = 'document-ingestion' and step_name = 'fetch'";
+        BrokerManagement management = CDI.current().select(BrokerManagement.class).get();
+        Brokers brokers = CDI.current().select(Brokers.class).get();
+        StepDefinition fetch = pipelines.step(DocumentIngestion.NAME, "fetch").orElseThrow();
+        try {
+            fixtures.update("update step_control set state = 'HELD', since = ?, changed_by = 'lazarus', next_probe_at = ?, probes_failed = 0,"
+                    + " cause_fingerprint = 'test', cause_exception = 'java.io.UncheckedIOException', cause_example = 'test' where " + atFetch,
+                    Instant.now(), Instant.now().plus(Duration.ofHours(1)));
+            Await.until("the fetch queue paused by the node", Duration.ofSeconds(20),
+                    () -> management.invoke(brokers.all().get(0), "queue." + DocumentIngestion.FETCH_QUEUE, "isPaused"), paused -> paused.contains("true"));
+            UUID poison = runs.start(DocumentIngestion.NAME, Json.createObjectBuilder().add("failures", Json.createObjectBuilder()
+                    .add("fetch", Json.createObjectBuilder().add("mode", "always"))).build()).id();
+            UUID plain = runs.start(DocumentIngestion.NAME, Json.createObjectBuilder().add("url", "https://example.org/probe.html").build()).id();
+
+            String found = CDI.current().select(Probes.class).get().run(fetch);
+
+            assertTrue(found.contains(plain.toString()) && found.contains("succeeded"), "the probe went past the poison run: " + found);
+            for (UUID run : List.of(poison, plain)) {
+                assertEquals("0", fixtures.column("select coalesce(sum(attempts), 0) from step_execution where run_id = '" + run + "'").get(0),
+                        "the dry run charged run " + run + " an attempt");
+                assertEquals("fetch", fixtures.currentStepOf(run));
+            }
+        } finally {
+            fixtures.update("update step_control set state = 'RUNNING', since = ?, changed_by = 'operator', next_probe_at = null,"
+                    + " cause_fingerprint = null, cause_exception = null, cause_example = null where " + atFetch, Instant.now());
+        }
+    }
+
     @Test
     void stalenessViewWarnsAtEightyPercentOfTheThreshold() {
         // waiting-after is 15 minutes by default: 13 minutes is 87 %
@@ -508,6 +593,47 @@ class ResilienceIT {
         assertEquals(Duration.ofMinutes(15).toMillis(), warned.thresholdMillis());
         assertEquals("WAITING_TOO_LONG", warned.becomes());
         assertEquals(Health.HEALTHY, view.stream().filter(a -> a.runId().equals(healthy)).findFirst().orElseThrow().health());
+    }
+
+    /**
+     * The runs at risk (what the gauges and the dashboard show) are counted in the database, per step and by each step's
+     * own threshold, as the staleness view assesses them one by one. The runs are made at a moment long past and counted
+     * as of then (so no other run is at risk), in a transaction that rolls back (so no sweep takes them meanwhile).
+     */
+    @Test
+    void runsAtRiskAreCountedPerStepAndHealthAsTheStalenessViewAssessesThem() {
+        Instant then = Instant.parse("2001-01-01T00:00:00Z");
+        record Seen(LiveRuns.AtRisk counted, List<LiveRuns.Assessment> assessed) {
+        }
+        Seen seen = fixtures.inATransactionThatRollsBack(() -> {
+            // fetch waits for a consumer (waiting-after: 15 minutes): 13 minutes is a warning, 16 stale, 1 healthy
+            fixtures.runIn(RunState.PENDING, "fetch", then.minus(Duration.ofMinutes(13)));
+            fixtures.runIn(RunState.PENDING, "fetch", then.minus(Duration.ofMinutes(16)));
+            fixtures.runIn(RunState.PENDING, "fetch", then.minus(Duration.ofMinutes(1)));
+            // parse is in progress (stuck-after: the test server's 6 s): 5 s is a warning, 7 s stale, 4 s healthy
+            fixtures.runIn(RunState.IN_PROGRESS, "parse", then.minusSeconds(5));
+            fixtures.runIn(RunState.IN_PROGRESS, "parse", then.minusSeconds(7));
+            fixtures.runIn(RunState.IN_PROGRESS, "parse", then.minusSeconds(4));
+            // index declares its own stuck-after (2 minutes), which outranks the global 6 s: 100 s is a warning, 30 s healthy;
+            // and it failed (unrecovered-after: 30 minutes) 31 minutes ago: stale
+            fixtures.runIn(RunState.IN_PROGRESS, "index", then.minusSeconds(100));
+            fixtures.runIn(RunState.IN_PROGRESS, "index", then.minusSeconds(30));
+            fixtures.runIn(RunState.RETRYING, "index", then.minus(Duration.ofMinutes(31)));
+            return new Seen(liveRuns.atRisk(then), liveRuns.assess(then, DocumentIngestion.NAME));
+        });
+
+        String pipeline = DocumentIngestion.NAME;
+        for (String step : List.of("fetch", "parse", "index")) {
+            assertEquals(1, seen.counted().count(pipeline, step, Health.WARNING), step + " at warning: " + seen.counted());
+            assertEquals(1, seen.counted().count(pipeline, step, Health.STALE), step + " stale: " + seen.counted());
+            for (Health health : List.of(Health.WARNING, Health.STALE)) {
+                assertEquals(seen.assessed().stream().filter(a -> a.step().equals(step) && a.health() == health).count(),
+                        seen.counted().count(pipeline, step, health), step + " " + health + ": the count and the view agree");
+            }
+        }
+        assertEquals(3, seen.counted().total(Health.WARNING));
+        assertEquals(3, seen.counted().total(Health.STALE));
+        assertEquals(6, seen.counted().total(), "at risk: at warning and stale");
     }
 
     @Test

@@ -86,7 +86,8 @@ class ResourceIT {
                 deadLetters.add(stopped.getJsonObject("deadLetter").getJsonNumber("id").longValue());
             }
             List<String> pages = List.of("admin/dead-letters.xhtml", "admin/runs.xhtml", "admin/dead-letter.xhtml?id=" + deadLetters.get(0),
-                    "admin/run.xhtml?id=" + runs.get(0), "admin/dashboard.xhtml", "admin/investigation-queue.xhtml");
+                    "admin/run.xhtml?id=" + runs.get(0), "admin/dashboard.xhtml", "admin/investigation-queue.xhtml",
+                    "admin/staleness.xhtml", "admin/steps.xhtml");
             List<AdminPage> sessions = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 AdminPage session = new AdminPage(base);
@@ -221,7 +222,7 @@ class ResourceIT {
                     "api/requeue-jobs/dry-run?" + every.replace("status=PENDING&", ""), "api/runs?limit=500",
                     "api/staleness?limit=500");
             List<String> pages = List.of("admin/dashboard.xhtml", "admin/dead-letters.xhtml", "admin/dead-letters.xhtml?" + every,
-                    "admin/investigation-queue.xhtml", "admin/runs.xhtml");
+                    "admin/investigation-queue.xhtml", "admin/runs.xhtml", "admin/staleness.xhtml", "admin/steps.xhtml");
 
             ExecutorService viewers = Executors.newFixedThreadPool(4);
             try {

@@ -80,6 +80,18 @@ public class TestFixtures {
         return run;
     }
 
+    /**
+     * What {@code work} returns, done in a transaction of its own that then rolls back: what it wrote was seen by
+     * nothing outside it (no sweep takes a run it made), and never existed.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public <T> T inATransactionThatRollsBack(java.util.function.Supplier<T> work) {
+        T result = work.get();
+        em.flush(); // every change written, so that queries in it see them, and then undone
+        session.setRollbackOnly();
+        return result;
+    }
+
     public RunState stateOf(UUID run) {
         return em.find(Run.class, run).state();
     }

@@ -3,6 +3,9 @@ package dev.lazarus.admin.boundary;
 import dev.lazarus.deadletter.control.DeadLetterStats;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
+import dev.lazarus.outage.control.StepOverview;
+import dev.lazarus.sweep.control.LiveRuns;
+import dev.lazarus.sweep.control.StalenessRules.Health;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -14,7 +17,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The dashboard: counts by reason and status, the oldest open dead letter, time to resolve, the last 24 hours. */
+/**
+ * The dashboard: counts by reason and status, the oldest open dead letter, time to resolve, the last 24 hours, and the
+ * live runs at risk of going stale.
+ */
 @Named
 @RequestScoped
 public class DashboardPage {
@@ -28,10 +34,14 @@ public class DashboardPage {
     DeadLetters deadLetters;
 
     @Inject
+    LiveRuns liveRuns;
+
+    @Inject
     Clock clock;
 
     private DeadLetterStats.Stats current;
     private DeadLetters.Causes openCauses;
+    private LiveRuns.AtRisk atRisk;
 
     /** The open dead letters grouped by cause, largest first. */
     public DeadLetters.Causes getOpenCauses() {
@@ -42,11 +52,56 @@ public class DashboardPage {
     }
     private List<Bar> hourly;
 
+    @Inject
+    StepOverview steps;
+
+    private List<StepOverview.Step> notRunning;
+
+    /** The steps that are paused or held: the dashboard's banner. */
+    public List<StepOverview.Step> getStepsNotRunning() {
+        if (notRunning == null) {
+            notRunning = steps.notRunning();
+        }
+        return notRunning;
+    }
+
+    public String age(Instant since) {
+        return FacesActions.age(since, clock.instant());
+    }
+
     public DeadLetterStats.Stats getStats() {
         if (current == null) {
             current = stats.stats();
         }
         return current;
+    }
+
+    /**
+     * Live runs at warning or stale: the runs the sweeper will dead-letter unless they move on. Counted in the database
+     * (a query per kind of staleness over the runs past 80 % of the shortest threshold), not by assessing every run.
+     */
+    public long getRunsAtRisk() {
+        return atRisk().total();
+    }
+
+    public long getRunsStale() {
+        return atRisk().total(Health.STALE);
+    }
+
+    public long getRunsAtWarning() {
+        return atRisk().total(Health.WARNING);
+    }
+
+    /** Where the runs at risk are: the steps with any, the most stale first. */
+    public List<LiveRuns.AtRisk.Step> getStepsAtRisk() {
+        return atRisk().steps();
+    }
+
+    private LiveRuns.AtRisk atRisk() {
+        if (atRisk == null) {
+            atRisk = liveRuns.atRisk(clock.instant());
+        }
+        return atRisk;
     }
 
     public String getOldestOpenAge() {

@@ -6,6 +6,7 @@ import dev.lazarus.deadletter.control.BulkJobs;
 import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.platform.boundary.JsonBodies;
+import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -55,6 +56,7 @@ public class BulkJobsResource {
                              @QueryParam("runId") String runId, @QueryParam("pipeline") String pipeline,
                              @QueryParam("step") String step, @QueryParam("from") String from, @QueryParam("to") String to,
                              @QueryParam("error") String error, @QueryParam("cause") String cause, @Context UriInfo uri) {
+        QueryParams.noneRepeated(uri);
         Filters.requireKnown(uri.getQueryParameters().keySet().stream().filter(name -> !name.equals("action")).toList(), "query parameter");
         BulkJob.Action chosen = action(action);
         DeadLetterFilter filter = Filters.of(reason, status, runId, true, pipeline, step, from, to, error, cause);
@@ -75,7 +77,8 @@ public class BulkJobsResource {
     }
 
     @GET
-    public List<BulkJobView> recent() {
+    public List<BulkJobView> recent(@Context UriInfo uri) {
+        QueryParams.onlyKnown(uri, Set.of()); // the newest 50: nothing to filter or page
         return jobs.recent(null, 50).stream().map(BulkJobView::of).toList();
     }
 

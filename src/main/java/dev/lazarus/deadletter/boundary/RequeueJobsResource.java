@@ -6,6 +6,7 @@ import dev.lazarus.deadletter.control.BulkJobs;
 import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.platform.boundary.JsonBodies;
+import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -22,6 +23,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.InputStream;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Bulk requeue over HTTP, as it was before bulk jobs took other actions: the requeue action of {@link BulkJobsResource}.
@@ -45,6 +47,7 @@ public class RequeueJobsResource {
                              @QueryParam("runId") String runId, @QueryParam("pipeline") String pipeline,
                              @QueryParam("step") String step, @QueryParam("from") String from, @QueryParam("to") String to,
                              @QueryParam("error") String error, @QueryParam("cause") String cause, @Context UriInfo uri) {
+        QueryParams.noneRepeated(uri);
         Filters.requireKnown(uri.getQueryParameters().keySet(), "query parameter");
         DeadLetterFilter filter = Filters.of(reason, status, runId, true, pipeline, step, from, to, error, cause);
         return JSON.createObjectBuilder().add("matching", jobs.dryRun(BulkJob.Action.REQUEUE, filter))
@@ -64,7 +67,8 @@ public class RequeueJobsResource {
     }
 
     @GET
-    public List<BulkJobView> recent() {
+    public List<BulkJobView> recent(@Context UriInfo uri) {
+        QueryParams.onlyKnown(uri, Set.of()); // the newest 50: nothing to filter or page
         return jobs.recent(BulkJob.Action.REQUEUE, 50).stream().map(BulkJobView::of).toList();
     }
 

@@ -1,5 +1,7 @@
 package dev.lazarus.deadletter.control;
 
+import dev.lazarus.platform.control.Text;
+
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.StackSummary;
 import dev.lazarus.pipeline.control.StepDefinition;
@@ -109,7 +111,6 @@ public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId
     static String stackTraceOf(Throwable failure) {
         StringWriter trace = new StringWriter();
         failure.printStackTrace(new PrintWriter(trace));
-        String text = trace.toString();
-        return text.length() <= STACK_TRACE_LIMIT ? text : text.substring(0, STACK_TRACE_LIMIT - 1) + "…";
+        return Text.truncate(trace.toString(), STACK_TRACE_LIMIT);
     }
 }

@@ -5,6 +5,7 @@ import static dev.lazarus.platform.control.Jsonp.JSON;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.pipeline.control.RetryPolicy;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
@@ -27,6 +28,7 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.PersistenceException;
 import java.io.StringReader;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -102,7 +104,7 @@ public class DeadLetterService {
      */
     @Inject
     @org.eclipse.microprofile.config.inject.ConfigProperty(name = "lazarus.reconcile.undeliverable-after", defaultValue = "PT2M")
-    java.time.Duration undeliverableAfter;
+    Duration undeliverableAfter;
     @Inject
     Pipelines pipelines;
 
@@ -568,10 +570,13 @@ public class DeadLetterService {
                 + execution.map(StepExecution::deliveries).orElse(0) + "+ time(s)";
         boolean exhausted = step.retryPolicy().exhaustedBy(failures)
                 || step.retryPolicy().interruptedTooOften(execution.map(StepExecution::interrupted).orElse(0));
-        if (!exhausted && run.updatedAt().isAfter(clock.instant().minus(undeliverableAfter))) {
-            // The run moved lately, so its dispatch is alive: its own message may be waiting out a redelivery delay,
-            // where no count of the brokers sees it. A message that looks like that dispatch is judged only once the run
-            // has been still for a while: a copy by then is stale (the run moved on), the real one undeliverable.
+        Instant lastSignOfLife = latest(run.updatedAt(), execution.map(StepExecution::lastAttemptAt).orElse(null),
+                execution.map(StepExecution::heartbeatAt).orElse(null));
+        if (!exhausted && clock.instant().isBefore(judgeableAt(lastSignOfLife, step.retryPolicy(), undeliverableAfter))) {
+            // The dispatch may be alive: its own message may be waiting out a redelivery delay, where no count of the
+            // brokers sees it. A message that looks like that dispatch is judged only once the run and its step have been
+            // still for longer than the step's longest delay: a copy by then is stale (the run moved on), the real one
+            // undeliverable.
             return null;
         }
         return new DeadLetterReport(exhausted ? DeadLetterReason.RETRIES_EXHAUSTED : DeadLetterReason.UNDELIVERABLE,
@@ -580,6 +585,26 @@ public class DeadLetterService {
                         : "the broker gave up before the step used its attempts (" + counts + "); requeue it once the consumer"
                         + " can take messages again"),
                 null, null, false, DeadLetterReport.RECONCILER, null);
+    }
+
+    /**
+     * When a message that looks like the live dispatch of a run may be judged: once the dispatch has shown no sign of
+     * life (the run moved, an attempt started, a heartbeat) for the step's longest redelivery delay plus
+     * {@code grace}. A step failing now has its message scheduled by the broker for up to that delay, and neither the
+     * run's row nor any count of the queue shows it meanwhile.
+     */
+    static Instant judgeableAt(Instant lastSignOfLife, RetryPolicy policy, Duration grace) {
+        return lastSignOfLife.plus(policy.maxDelay()).plus(grace);
+    }
+
+    private static Instant latest(Instant first, Instant... others) {
+        Instant latest = first;
+        for (Instant other : others) {
+            if (other != null && other.isAfter(latest)) {
+                latest = other;
+            }
+        }
+        return latest;
     }
 
     /**

@@ -4,7 +4,9 @@ import dev.lazarus.deadletter.control.RequeueService;
 import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.platform.control.Metrics;
+import dev.lazarus.sweep.control.StalenessRules.Health;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -23,6 +25,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -100,6 +103,13 @@ public class OperationalGauges {
             // 0 until the timer first finishes, so "no sweep for 5 minutes" also fires for a sweeper that never ran
             gauge("lazarus.timer.last.finished.timestamp.seconds", Tags.of("timer", timer), g -> g.database.get()
                     .map(d -> Optional.ofNullable(d.timersFinished().get(timer)).map(Instant::getEpochSecond).orElse(0L)));
+        }
+        for (StepDefinition step : pipelines.all().stream().flatMap(p -> p.steps().stream()).toList()) {
+            for (Health health : List.of(Health.WARNING, Health.STALE)) {
+                // the deployment's steps and two healths: a fixed set of series, whatever the runs are named
+                gauge("lazarus.runs.at.risk", Tags.of("pipeline", step.pipeline(), "step", step.name(), "health", health.name().toLowerCase(Locale.ROOT)),
+                        g -> g.database.get().map(d -> d.runsAtRisk().count(step.pipeline(), step.name(), health)));
+            }
         }
         for (String queue : readings.deadLetterQueues()) {
             gauge("lazarus.dlq.messages", Tags.of("queue", queue), g -> g.queues.get().map(q -> q.depth().get(queue)));

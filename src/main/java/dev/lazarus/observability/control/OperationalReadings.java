@@ -12,6 +12,7 @@ import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.platform.control.BrokerManagement;
 import dev.lazarus.platform.control.Brokers;
 import dev.lazarus.platform.control.TimerRuns;
+import dev.lazarus.sweep.control.LiveRuns;
 import dev.lazarus.sweep.control.Sweeps;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -19,6 +20,7 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -28,7 +30,10 @@ import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-/** Reads what the gauges show: a few aggregate queries, and two message counts per dead-letter queue and broker. */
+/**
+ * Reads what the gauges show: a few aggregate queries (the runs at risk among them), and two message counts per
+ * dead-letter queue and broker.
+ */
 @Stateless
 public class OperationalReadings {
 
@@ -53,12 +58,23 @@ public class OperationalReadings {
     @Inject
     TimerRuns timerRuns;
 
+    @Inject
+    LiveRuns liveRuns;
+
+    @Inject
+    Clock clock;
+
     /** The installation's persistent timers, each of which records when it last finished. */
     public static final List<String> TIMERS = List.of(Sweeps.NAME, RetentionTimer.NAME, RequeueJobRecovery.SILENT_CHECK);
 
-    /** From the database: the same on every node. Bulk jobs running and what they have left, by action. */
+    /**
+     * From the database: the same on every node. Bulk jobs running and what they have left, by action.
+     *
+     * @param runsAtRisk live runs at warning and stale per step, counted by the sweeper's own conditions (a query per kind
+     *                   of staleness whose cost follows the runs past 80 % of the shortest threshold, not all runs)
+     */
     public record Database(Map<DeadLetterReason, Long> openByReason, Instant oldestOpen, Map<BulkJob.Action, Long> runningJobs,
-                           Map<BulkJob.Action, Long> jobsRemaining, Map<String, Instant> timersFinished) {
+                           Map<BulkJob.Action, Long> jobsRemaining, Map<String, Instant> timersFinished, LiveRuns.AtRisk runsAtRisk) {
     }
 
     /** Per dead-letter queue, summed over the brokers; -1 where a broker did not answer. */
@@ -92,7 +108,7 @@ public class OperationalReadings {
         for (String timer : TIMERS) {
             timerRuns.finishedAt(timer).ifPresent(at -> timers.put(timer, at));
         }
-        return new Database(open, oldest, running, remaining, timers);
+        return new Database(open, oldest, running, remaining, timers, liveRuns.atRisk(clock.instant()));
     }
 
     /** Asks every broker; outside a transaction (the management requests are not part of any). */

@@ -61,14 +61,7 @@ public class HoldDetector implements StepHealth {
         if (!now.enabled()) {
             return;
         }
-        Cause cause;
-        try {
-            Fingerprint fingerprint = Fingerprint.of(DeadLetterReason.RETRIES_EXHAUSTED, failure.getClass().getName(),
-                    failure.getMessage(), StackSummary.of(failure));
-            cause = new Cause(fingerprint.key(), failure.getClass().getName(), Text.truncate(String.valueOf(failure.getMessage()), 500));
-        } catch (RuntimeException e) {
-            cause = new Cause("unknown", failure.getClass().getName(), null); // never fail the delivery over this
-        }
+        Cause cause = causeOf(failure);
         Optional<Trip> tripped = watch(step).add(System.nanoTime(), cause, now);
         if (tripped.isPresent() && states.isRunning(step)) {
             Trip trip = tripped.get();
@@ -111,6 +104,17 @@ public class HoldDetector implements StepHealth {
     }
 
     /** A failure's cause: its fingerprint, its exception's class and message. */
+    /** A failure's cause, fingerprinted as its dead letter would be (the same groups the dead-letter list shows). */
+    static Cause causeOf(Throwable failure) {
+        try {
+            Fingerprint fingerprint = Fingerprint.of(DeadLetterReason.RETRIES_EXHAUSTED, failure.getClass().getName(),
+                    failure.getMessage(), StackSummary.of(failure));
+            return new Cause(fingerprint.key(), failure.getClass().getName(), Text.truncate(String.valueOf(failure.getMessage()), 500));
+        } catch (RuntimeException e) {
+            return new Cause("unknown", failure.getClass().getName(), null); // never fail the delivery over this
+        }
+    }
+
     record Cause(String fingerprint, String exceptionClass, String example) {
     }
 

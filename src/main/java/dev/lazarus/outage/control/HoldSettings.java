@@ -19,7 +19,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * @param minDeliveries       ... of at least this many deliveries ({@code min-deliveries}, 20) ...
  * @param window              ... within this long ({@code window}, 30 s) failed retryably
  * @param coolDown            the first probe this long after the hold ({@code cool-down}, 30 s), each next twice as long ...
- * @param coolDownMax         ... up to this ({@code cool-down-max}, 10 min)
+ * @param coolDownMax         ... up to this ({@code cool-down-max}, 2 min: a dependency back is found within 2 minutes)
  * @param probeTimeout        a probe that takes longer has failed ({@code probe-timeout}, 10 s)
  */
 public record HoldSettings(boolean enabled, int consecutiveFailures, double failureRatio, int minDeliveries, Duration window,
@@ -57,7 +57,7 @@ public record HoldSettings(boolean enabled, int consecutiveFailures, double fail
                     Math.max(1, value(config, own, "min-deliveries", Integer.class, 20)),
                     positive(value(config, own, "window", Duration.class, Duration.ofSeconds(30)), Duration.ofSeconds(30)),
                     positive(value(config, own, "cool-down", Duration.class, Duration.ofSeconds(30)), Duration.ofSeconds(30)),
-                    positive(value(config, own, "cool-down-max", Duration.class, Duration.ofMinutes(10)), Duration.ofMinutes(10)),
+                    positive(value(config, own, "cool-down-max", Duration.class, Duration.ofMinutes(2)), Duration.ofMinutes(2)),
                     positive(value(config, own, "probe-timeout", Duration.class, Duration.ofSeconds(10)), Duration.ofSeconds(10)));
         }
 

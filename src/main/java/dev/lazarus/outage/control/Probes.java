@@ -10,6 +10,7 @@ import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepHandler;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.pipeline.control.StepProbe;
+import dev.lazarus.pipeline.control.StepProcessor;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Metrics;
 import dev.lazarus.platform.control.Text;
@@ -27,6 +28,9 @@ import jakarta.jms.QueueBrowser;
 import java.io.StringReader;
 import java.time.Duration;
 import java.util.Enumeration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -48,6 +52,9 @@ import java.util.logging.Logger;
 public class Probes {
 
     private static final Logger LOG = Logger.getLogger(Probes.class.getName());
+
+    /** Waiting runs a probe tries, one after the other, before it calls the step still failing. */
+    static final int DRY_RUNS = 3;
 
     @Inject
     Pipelines pipelines;
@@ -90,10 +97,7 @@ public class Probes {
             what = "the probe took longer than " + now.probeTimeout();
             succeeded = false;
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            while (cause instanceof jakarta.ejb.EJBException && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
+            Throwable cause = unwrapped(e.getCause() != null ? e.getCause() : e);
             what = "the probe failed: " + Text.truncate(String.valueOf(cause), 1000);
             succeeded = false;
         } catch (InterruptedException e) {
@@ -115,17 +119,45 @@ public class Probes {
                 return "the step's health probe answered";
             }
         }
-        Optional<StepMessage> waiting = oldestWaiting(step);
+        List<StepMessage> waiting = oldestWaiting(step);
         if (waiting.isEmpty()) {
             return "no message waits at the step: nothing to protect";
         }
-        StepMessage message = waiting.get();
-        Optional<Run> run = runs.find(message.runId());
-        if (run.isEmpty()) {
-            return "the waiting message names no run: nothing to protect";
+        // the oldest few runs, one after the other until one goes through: a poison message at the head of the queue
+        // (one that fails whatever the dependency does) must not keep the step held once what it depends on is back
+        Throwable first = null;
+        for (StepMessage message : waiting) {
+            Optional<Run> run = runs.find(message.runId()).filter(r -> r.accepts(step.name(), message.generation()));
+            if (run.isEmpty()) {
+                continue; // a message its run does not wait for: the step would refuse it, not run it
+            }
+            try {
+                self.get().dryRun(step, message, run.get());
+                return "a dry run of the step on run " + message.runId() + " succeeded";
+            } catch (Exception failure) {
+                Throwable cause = unwrapped(failure);
+                if (StepProcessor.isNonRetryable(cause)) {
+                    // the run's own fault, declared so: the step got as far as judging it, so what it depends on answers
+                    return "a dry run of the step on run " + message.runId() + " failed with a failure of its own ("
+                            + Text.truncate(String.valueOf(cause), 300) + "): what the step depends on answers";
+                }
+                if (first == null) {
+                    first = cause;
+                }
+            }
         }
-        self.get().dryRun(step, message, run.get());
-        return "a dry run of the step on run " + message.runId() + " succeeded";
+        if (first == null) {
+            return "the waiting messages name no run: nothing to protect";
+        }
+        throw first instanceof Exception exception ? exception : new IllegalStateException(first);
+    }
+
+    private static Throwable unwrapped(Throwable failure) {
+        Throwable cause = failure;
+        while (cause instanceof jakarta.ejb.EJBException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
     }
 
     /**
@@ -143,21 +175,29 @@ public class Probes {
         }
     }
 
-    /** The first step message waiting in the step's queue, on any broker, if there is one. */
-    private Optional<StepMessage> oldestWaiting(StepDefinition step) throws jakarta.jms.JMSException {
+    /**
+     * The first few step messages waiting in the step's queue (on any broker), of {@value #DRY_RUNS} different runs,
+     * oldest first: looked for among the first 50, garbage skipped.
+     */
+    private List<StepMessage> oldestWaiting(StepDefinition step) throws jakarta.jms.JMSException {
+        Map<java.util.UUID, StepMessage> found = new LinkedHashMap<>();
         for (dev.lazarus.platform.control.Brokers.Broker broker : brokers.all()) {
             try (JMSContext context = broker.open();
                  QueueBrowser browser = context.createBrowser(context.createQueue(step.queue()))) {
                 Enumeration<?> messages = browser.getEnumeration();
-                for (int looked = 0; messages.hasMoreElements() && looked < 20; looked++) {
+                for (int looked = 0; messages.hasMoreElements() && looked < 50 && found.size() < DRY_RUNS; looked++) {
                     try {
-                        return Optional.of(StepMessage.from((Message) messages.nextElement()));
+                        StepMessage message = StepMessage.from((Message) messages.nextElement());
+                        found.putIfAbsent(message.runId(), message);
                     } catch (StepMessage.MalformedStepMessage | RuntimeException notAStepMessage) {
                         // garbage waits there too: the next one
                     }
                 }
             }
+            if (found.size() >= DRY_RUNS) {
+                break;
+            }
         }
-        return Optional.empty();
+        return List.copyOf(found.values());
     }
 }

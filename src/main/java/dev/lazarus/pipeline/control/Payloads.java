@@ -47,11 +47,12 @@ public class Payloads {
 
     /**
      * How many bytes of a request a payload within the limit may take: its text may be spelt with JSON escapes, which
-     * take up to three times the bytes of the UTF-8 the limit counts ({@code \ud83d\ude00}, twelve bytes, for an emoji
-     * of four), so a request is refused for its size only when no spelling of its payload could be within the limit.
+     * take up to six times the bytes of the UTF-8 the limit counts ({@code \u003c}, six bytes, for a {@code <} of one:
+     * Gson and .NET write {@code <}, {@code >} and {@code &} so by default), so a request is refused for its size only
+     * when no escaping of its payload could be within the limit.
      */
     public int requestBytes() {
-        return (int) Math.min(Integer.MAX_VALUE - 8, 3L * maxBytes);
+        return (int) Math.min(Integer.MAX_VALUE - 8, 6L * maxBytes);
     }
 
     /**

@@ -105,9 +105,21 @@ public class StepControls {
         return change(pipeline, step, control -> control.resume(caller(), why, clock.instant()));
     }
 
-    private StepControl change(String pipeline, String step, Function<StepControl, StepControlEvent> change) {
-        StepDefinition definition = pipelines.step(pipeline, step)
+    /** The step's state as the database has it now (running if it was never changed). */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public StepControl current(StepDefinition step) {
+        StepControl control = em.find(StepControl.class, new StepControl.Key(step.pipeline(), step.name()));
+        return control != null ? control : new StepControl(step.pipeline(), step.name(), clock.instant());
+    }
+
+    /** The deployment's step of that name; a 404 problem for one it does not have. */
+    public StepDefinition step(String pipeline, String step) {
+        return pipelines.step(pipeline, step)
                 .orElseThrow(() -> Problem.notFound("no step " + Text.printable(step, 100) + " in pipeline " + Text.printable(pipeline, 100)));
+    }
+
+    private StepControl change(String pipeline, String step, Function<StepControl, StepControlEvent> change) {
+        StepDefinition definition = step(pipeline, step);
         StepControl control = locked(definition);
         java.time.Instant heldSince = control.state() == StepControl.State.HELD ? control.since() : null;
         StepControlEvent event;
@@ -145,6 +157,13 @@ public class StepControls {
         java.time.Instant heldSince = control.state() == StepControl.State.HELD ? control.since() : null;
         (succeeded ? control.probeSucceeded(what, clock.instant()) : control.probeFailed(what, clock.instant(), coolDown, cap))
                 .ifPresent(event -> record(step, control, event, heldSince));
+    }
+
+    /** The newest {@code max} changes of every step, newest first: what the steps page lists under the table. */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public List<StepControlEvent> recent(int max) {
+        return em.createQuery("select e from StepControlEvent e order by e.at desc, e.id desc", StepControlEvent.class)
+                .setMaxResults(max).getResultList();
     }
 
     /** The latest changes of a step's state, newest first. */

@@ -399,7 +399,7 @@ public class StepProcessor {
     }
 
     /** Whether the failure, or anything in its cause chain, is declared {@link NonRetryable}. */
-    static boolean isNonRetryable(Throwable failure) {
+    public static boolean isNonRetryable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t.getClass().isAnnotationPresent(NonRetryable.class)) {
                 return true;

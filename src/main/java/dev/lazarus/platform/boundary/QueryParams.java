@@ -73,10 +73,23 @@ public final class QueryParams {
      * list it asks for.
      */
     public static void onlyKnown(UriInfo uri, Collection<String> known) {
+        noneRepeated(uri);
         List<String> unknown = uri.getQueryParameters().keySet().stream().filter(name -> !known.contains(name)).sorted().toList();
         if (!unknown.isEmpty()) {
             throw Problem.badRequest("unknown query parameter(s) " + unknown.stream().map(name -> Text.printable(name, 40)).toList()
                     + "; this list takes " + new TreeSet<>(known));
+        }
+    }
+
+    /**
+     * Refuses (400) a query parameter given more than once: which one a filter would use is anyone's guess
+     * ({@code runId=A&runId=B}), and a list filtered by another value than the caller meant is worse than none.
+     */
+    public static void noneRepeated(UriInfo uri) {
+        List<String> repeated = uri.getQueryParameters().entrySet().stream().filter(entry -> entry.getValue().size() > 1)
+                .map(entry -> Text.printable(entry.getKey(), 40)).sorted().toList();
+        if (!repeated.isEmpty()) {
+            throw Problem.badRequest("query parameter(s) " + repeated + " given more than once; give each once");
         }
     }
 }

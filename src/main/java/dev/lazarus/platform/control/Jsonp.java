@@ -3,11 +3,9 @@ package dev.lazarus.platform.control;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
-import jakarta.json.JsonWriterFactory;
 import jakarta.json.spi.JsonProvider;
-import jakarta.json.stream.JsonGenerator;
+import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
-import java.io.StringWriter;
 import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Deque;
@@ -26,24 +24,93 @@ public final class Jsonp {
 
     public static final JsonProvider JSON = JsonProvider.provider();
 
-    private static final JsonWriterFactory PRETTY =
-            JSON.createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING, true));
+    /** Levels indented when JSON is shown; deeper levels are written compact, on their parent's line. */
+    static final int INDENTED_LEVELS = 12;
+    private static final String INDENT = "  ";
 
-    /** The text indented for reading if it is JSON; as it is otherwise (a message body need not be JSON). */
+    /**
+     * The text indented for reading if it is JSON; as it is otherwise (a message body need not be JSON).
+     *
+     * <p>Indentation grows with depth, so text indented at every level grows with the square of its nesting (a
+     * 15 KB array 995 deep would be 29 MB on a page): only the first {@link #INDENTED_LEVELS} levels are indented, and
+     * text that would still grow to more than three times its size (plus 4 KiB) is shown as it was sent. Written
+     * from the parser's events, without recursion, so no nesting the parser accepts can overflow the stack.
+     */
     public static String pretty(String text) {
         if (text == null || text.isBlank()) {
             return text;
         }
-        try (var reader = JSON.createReader(new StringReader(text))) {
-            JsonValue value = reader.readValue();
-            var out = new StringWriter();
-            try (var writer = PRETTY.createWriter(out)) {
-                writer.write(value);
+        long budget = 3L * text.length() + 4096;
+        StringBuilder out = new StringBuilder(Math.min(text.length() + 256, (int) Math.min(budget, Integer.MAX_VALUE - 8)));
+        try (JsonParser parser = JSON.createParser(new StringReader(text))) {
+            int depth = 0;
+            boolean first = true; // nothing written yet in the container being written
+            boolean afterKey = false;
+            while (parser.hasNext()) {
+                JsonParser.Event event = parser.next();
+                switch (event) {
+                    case END_OBJECT, END_ARRAY -> {
+                        depth--;
+                        if (!first) {
+                            newLine(out, depth);
+                        }
+                        out.append(event == JsonParser.Event.END_OBJECT ? '}' : ']');
+                        first = false;
+                    }
+                    case KEY_NAME -> {
+                        separate(out, depth, first);
+                        out.append(JSON.createValue(parser.getString())).append(": ");
+                        first = false;
+                        afterKey = true;
+                    }
+                    default -> {
+                        if (afterKey) {
+                            afterKey = false;
+                        } else if (depth > 0) {
+                            separate(out, depth, first);
+                        }
+                        first = false;
+                        switch (event) {
+                            case START_OBJECT -> {
+                                out.append('{');
+                                depth++;
+                                first = true;
+                            }
+                            case START_ARRAY -> {
+                                out.append('[');
+                                depth++;
+                                first = true;
+                            }
+                            case VALUE_STRING -> out.append(JSON.createValue(parser.getString()));
+                            case VALUE_NUMBER -> out.append(parser.getString());
+                            case VALUE_TRUE -> out.append("true");
+                            case VALUE_FALSE -> out.append("false");
+                            default -> out.append("null");
+                        }
+                    }
+                }
+                if (out.length() > budget) {
+                    return text;
+                }
             }
-            return out.toString().strip();
+            return out.toString();
         } catch (RuntimeException notJson) {
             // JsonException, or the parser's refusal of text nested deeper than it reads (a plain RuntimeException)
             return text;
+        }
+    }
+
+    private static void separate(StringBuilder out, int depth, boolean first) {
+        if (!first) {
+            out.append(',');
+        }
+        newLine(out, depth);
+    }
+
+    private static void newLine(StringBuilder out, int depth) {
+        if (depth <= INDENTED_LEVELS) {
+            out.append('\n');
+            out.append(INDENT.repeat(depth));
         }
     }
 

@@ -31,7 +31,8 @@ public final class Text {
 
     /**
      * Text a client sent, to quote back in an answer or a log line: at most {@code max} characters, control characters
-     * shown as U+XXXX escapes, so a refusal never carries the very input it refuses at full length.
+     * shown as U+XXXX escapes (and the controls that reorder text, which would turn the answer around them), so a refusal
+     * never carries the very input it refuses at full length.
      */
     public static String printable(String text, int max) {
         if (text == null) {
@@ -43,12 +44,17 @@ public final class Text {
             char c = text.charAt(i);
             if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
                 shown.append(c).append(text.charAt(++i)); // one character outside the basic plane
-            } else if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+            } else if (Character.isISOControl(c) || Character.isSurrogate(c) || isDirectionControl(c)) {
                 shown.append(String.format("\\u%04X", (int) c));
             } else {
                 shown.append(c);
             }
         }
         return i < text.length() ? shown + "…" : shown.toString();
+    }
+
+    /** The bidirectional embedding, override and isolate controls (a right-to-left mark alone only hints, it stays). */
+    public static boolean isDirectionControl(char c) {
+        return c >= 0x202A && c <= 0x202E || c >= 0x2066 && c <= 0x2069;
     }
 }

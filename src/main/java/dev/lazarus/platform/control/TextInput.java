@@ -66,7 +66,7 @@ public final class TextInput {
                 throw Problem.badRequest("'" + field + "' may not contain a control character (U+" + String.format("%04X", (int) c)
                         + " at position " + i + ")" + (multiline ? "; line breaks and tabs are fine" : ""));
             }
-            if (isDirectionControl(c)) {
+            if (Text.isDirectionControl(c)) {
                 throw Problem.badRequest("'" + field + "' may not contain a character that reorders text (U+"
                         + String.format("%04X", (int) c) + " at position " + i + "): it can make a note read other than it is written");
             }
@@ -76,11 +76,6 @@ public final class TextInput {
                 throw Problem.badRequest("'" + field + "' is not valid Unicode (half of a surrogate pair at position " + i + ")");
             }
         }
-    }
-
-    /** The bidirectional embedding, override and isolate controls (a right-to-left mark alone only hints, it stays). */
-    private static boolean isDirectionControl(char c) {
-        return c >= 0x202A && c <= 0x202E || c >= 0x2066 && c <= 0x2069;
     }
 
     private static String blankToNull(String value) {

@@ -1,10 +1,8 @@
 package dev.lazarus.sweep.boundary;
 
 import dev.lazarus.platform.boundary.Page;
-import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.platform.control.TextInput;
 import dev.lazarus.sweep.control.LiveRuns;
 import dev.lazarus.sweep.control.StalenessRules.Health;
 import dev.lazarus.sweep.control.Sweeps;
@@ -15,11 +13,13 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
 import java.time.Clock;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Live runs by health ({@code GET /api/staleness}), and a sweep on demand ({@code POST /api/staleness/sweep}). */
 @Path("staleness")
@@ -38,25 +38,13 @@ public class StalenessResource {
 
     @GET
     public StalenessPage staleness(@QueryParam("health") String health, @QueryParam("pipeline") String pipeline,
-                                   @QueryParam("offset") String offset, @QueryParam("limit") String limit,
-                                   @jakarta.ws.rs.core.Context jakarta.ws.rs.core.UriInfo uri) {
-        QueryParams.onlyKnown(uri, java.util.Set.of("health", "pipeline", "offset", "limit"));
-        Health wanted = QueryParams.enumValue(Health.class, "health", health);
-        pipeline = TextInput.name("pipeline", pipeline, Run.NAME_LENGTH);
-        List<LiveRuns.Assessment> all = liveRuns.assess(clock.instant(), pipeline);
-        Map<Health, Long> counts = new EnumMap<>(Health.class);
-        for (Health h : Health.values()) {
-            counts.put(h, all.stream().filter(a -> a.health() == h).count());
-        }
-        List<LiveRuns.Assessment> matching = all.stream()
-                .filter(a -> wanted == null || a.health() == wanted)
-                .sorted((a, b) -> Double.compare(b.ratio(), a.ratio()))
-                .toList();
+                                   @QueryParam("offset") String offset, @QueryParam("limit") String limit, @Context UriInfo uri) {
+        QueryParams.onlyKnown(uri, Set.of("health", "pipeline", "offset", "limit"));
+        StalenessFilter filter = StalenessFilter.of(health, pipeline);
         int first = QueryParams.offset(offset);
         int size = QueryParams.limit(limit);
-        int from = Math.min(first, matching.size());
-        List<LiveRuns.Assessment> page = matching.subList(from, (int) Math.min((long) from + size, matching.size()));
-        return new StalenessPage(page, matching.size(), first, size, counts, all.size() >= LiveRuns.MAX_ASSESSED);
+        LiveRuns.View view = liveRuns.view(clock.instant(), filter.pipeline(), filter.health(), first, size);
+        return new StalenessPage(view.items(), view.total(), first, size, view.counts(), view.truncated());
     }
 
     /**

@@ -55,44 +55,17 @@ public class StaleRuns {
     StepControls stepControls;
 
     /**
-     * Live runs of this kind that are stale by their own step's threshold, oldest first, at most {@code limit}.
-     * The range condition on the shortest threshold keeps it an index range scan; the per-step conditions make
-     * sure a batch never fills up with runs that are not stale yet (which would hold back every run behind them).
-     * Runs of pipelines no longer deployed are not candidates: nothing here can judge them.
+     * Live runs of this kind that are stale by their own step's threshold, oldest first, at most {@code limit}: an index
+     * range scan, with per-step conditions that make sure a batch never fills up with runs that are not stale yet (which
+     * would hold back every run behind them); see {@link PastThreshold}.
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public List<UUID> candidates(Kind kind, Instant now, int limit) {
-        String clock = kind == Kind.STUCK ? "r.heartbeatAt" : "r.updatedAt";
-        StringBuilder perStep = new StringBuilder();
-        Map<String, Object> parameters = new HashMap<>();
         Map<StepDefinition, StepControl> states = kind == Kind.STUCK ? Map.of() : stepControls.all();
-        int i = 0;
-        for (var pipeline : pipelines.all()) {
-            for (StepDefinition step : pipeline.steps()) {
-                StepControl state = states.get(step);
-                if (state != null && (!state.isRunning()
-                        || state.resumedAt() != null && !state.resumedAt().isBefore(now.minus(rules.threshold(kind, pipeline.name(), step.name()))))) {
-                    // waiting at a paused or held step is not waiting for a consumer; nor is it until the step has run
-                    // for longer than the threshold again
-                    continue;
-                }
-                perStep.append(perStep.isEmpty() ? "" : " or ").append("(r.pipeline = :p").append(i).append(" and r.currentStep = :s")
-                        .append(i).append(" and ").append(clock).append(" < :c").append(i).append(')');
-                parameters.put("p" + i, pipeline.name());
-                parameters.put("s" + i, step.name());
-                parameters.put("c" + i, now.minus(rules.threshold(kind, pipeline.name(), step.name())));
-                i++;
-            }
-        }
-        if (i == 0) {
-            return List.of();
-        }
-        var query = em.createQuery("select r.id from Run r where r.state = :state and " + clock + " < :cutoff and (" + perStep
-                        + ") order by " + clock, UUID.class)
-                .setParameter("state", kind.state)
-                .setParameter("cutoff", now.minus(rules.shortest(kind)));
-        parameters.forEach(query::setParameter);
-        return query.setMaxResults(limit).getResultList();
+        return PastThreshold.of(rules, pipelines, states, kind, now, 1.0, "")
+                .map(stale -> stale.bind(em.createQuery("select r.id from Run r where " + stale.condition() + " order by " + stale.clock(),
+                        UUID.class)).setMaxResults(limit).getResultList())
+                .orElse(List.of());
     }
 
     /**

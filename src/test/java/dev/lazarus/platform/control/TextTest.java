@@ -26,6 +26,7 @@ class TextTest {
         assertEquals("xxxxx…", Text.printable("x".repeat(50), 5));
         assertEquals("\uD83D\uDE00", Text.printable("\uD83D\uDE00", 10), "a whole emoji stays");
         assertEquals("\\uDC00", Text.printable("\uDC00", 10), "half of one is shown as its code");
+        assertEquals("pay \\u202Eevil", Text.printable("pay \u202Eevil", 100), "a control that reorders text is shown as its code");
     }
 
     @Test

@@ -1,0 +1,70 @@
+package dev.lazarus.outage.control;
+
+import dev.lazarus.pipeline.control.StepControls;
+import dev.lazarus.pipeline.control.StepDefinition;
+import dev.lazarus.pipeline.entity.StepControl;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.bind.annotation.JsonbNillable;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Every step as an operator looks at it (the steps' API and page): its state as the database has it now, who changed it
+ * when and why, the cause of a hold, and its queue's figures as this node last read them.
+ */
+@ApplicationScoped
+public class StepOverview {
+
+    @Inject
+    StepControls controls;
+
+    @Inject
+    QueueFigures figures;
+
+    @Inject
+    HoldDetector detector;
+
+    public List<Step> all() {
+        return controls.all().entrySet().stream().map(each -> of(each.getKey(), each.getValue())).toList();
+    }
+
+    /** Those not running: paused or held. */
+    public List<Step> notRunning() {
+        return all().stream().filter(step -> !"RUNNING".equals(step.state())).toList();
+    }
+
+    public Step of(StepDefinition step, StepControl control) {
+        QueueFigures.Figures queue = figures.of(step);
+        Cause cause = control.causeFingerprint() == null ? null
+                : new Cause(control.causeFingerprint(), control.causeException(), control.causeExample());
+        return new Step(step.pipeline(), step.name(), step.queue(), control.state().name(), control.since(), control.changedBy(),
+                control.note(), cause, known(queue.waiting()), known(queue.inFlight()), known(queue.consumers()),
+                known(queue.dlqDepth()), detector.failureRate(step).map(rate -> Math.round(rate * 1000) / 1000.0).orElse(null),
+                control.nextProbeAt(), control.probesFailed());
+    }
+
+    private static Long known(long figure) {
+        return figure < 0 ? null : figure;
+    }
+
+    /** What a hold's failures have in common: their fingerprint (as a dead letter of theirs would have it) and an example. */
+    public record Cause(String fingerprint, String exceptionClass, String example) {
+    }
+
+    /**
+     * One step: {@code waiting} messages in its queue (not being delivered), {@code inFlight} being delivered,
+     * {@code consumers}, {@code dlqDepth} (messages in its DLQ), all summed over the brokers and read every 2 s (null if
+     * a broker did not answer); {@code failureRate} the share of this node's deliveries of the step that failed retryably
+     * within the hold's window (null if it had none); {@code nextProbeAt} and {@code probesFailed} for a held step.
+     */
+    @JsonbNillable // every field named, null where there is nothing (yet): scripts read them by name
+    public record Step(String pipeline, String step, String queue, String state, Instant since, String by, String note,
+                       Cause cause, Long waiting, Long inFlight, Long consumers, Long dlqDepth, Double failureRate,
+                       Instant nextProbeAt, int probesFailed) {
+
+        public boolean isRunning() {
+            return "RUNNING".equals(state);
+        }
+    }
+}
