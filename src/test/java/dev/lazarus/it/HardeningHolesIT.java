@@ -49,6 +49,7 @@ class HardeningHolesIT {
 
     private static final Pattern VIEW_STATE = Pattern.compile("name=\"jakarta\\.faces\\.ViewState\"[^>]*value=\"([^\"]+)\"");
     private static final Pattern REQUEUE_ALL = Pattern.compile("value=\"Requeue all (\\d+)\"");
+    private static final Pattern BULK_ACTION = Pattern.compile("<form id=\"bulk\"[^>]*action=\"([^\"]+)\"");
     private static final String PERMANENT = "{\"failures\": {\"fetch\": {\"mode\": \"permanent\"}}}";
 
     @Deployment
@@ -215,6 +216,239 @@ class HardeningHolesIT {
         assertTrue(status < 500, "anonymous GET of the sign-in page with jakarta.faces.ViewState=stateless: " + status);
     }
 
+    /**
+     * README, Security: "what one session can hold is bounded". What an operator types in a page's form (a note, a payload
+     * to fix a run with) is needed for the one request that acts on it; kept in the page bean, a session's pages would
+     * hold 12 of them, each up to the request limit, for as long as the session lasts. Two operators' sessions post 0.9 MB
+     * notes and payloads on 12 pages each, without pressing a button.
+     */
+    @Test
+    void anOperatorsPostbacksDoNotMakeTheSessionKeepTheTextTheyCarry() {
+        String run = operator.startRun(PERMANENT);
+        Await.until("run " + run + " dead-lettered", Duration.ofSeconds(60), () -> viewer.run(run).getString("state"),
+                "DEAD_LETTERED"::equals);
+        long deadLetter = fixtures.deadLettersOf(UUID.fromString(run)).get(0).id();
+        String big = "x".repeat(900_000);
+        AdminPage notes = new AdminPage(base);
+        notes.signIn("operator", "operator-pw");
+        AdminPage payloads = new AdminPage(base);
+        payloads.signIn("operator", "operator-pw");
+        try {
+            long before = heapAfterFullCollection();
+            for (int page = 0; page < 12; page++) {
+                assertEquals(200, notes.open("admin/dead-letter.xhtml?id=" + deadLetter).status());
+                assertEquals(200, notes.submit("actions", Map.of("actions:note", page + big)).status());
+                assertEquals(200, payloads.open("admin/dead-letter.xhtml?id=" + deadLetter).status());
+                assertEquals(200, payloads.submit("actions", Map.of("actions:fixPayload", page + big)).status());
+            }
+            long after = heapAfterFullCollection();
+            long mb = 1024 * 1024;
+            String figures = "heap after a full collection: " + before / mb + " MB before, " + after / mb
+                    + " MB after two operators' postbacks of a 0.9 MB note or payload on 12 pages each";
+            System.out.println(figures);
+            assertTrue(after - before < 8 * mb, figures);
+        } finally {
+            notes.open("logout");
+            payloads.open("logout");
+        }
+    }
+
+    /**
+     * README, Security: "a button acts on what its page showed". The page of one dead letter, posted with another's id
+     * (in the form's body, or in the address it is posted to), adds the note to the dead letter the page showed.
+     */
+    @Test
+    void aButtonOnADeadLettersPageActsOnThatDeadLetterWhateverIdThePostNames() throws Exception {
+        String shownRun = operator.startRun(PERMANENT);
+        String namedRun = operator.startRun(PERMANENT);
+        Await.until("both runs dead-lettered", Duration.ofSeconds(60), () -> List.of(viewer.run(shownRun), viewer.run(namedRun)),
+                runs -> runs.stream().allMatch(r -> "DEAD_LETTERED".equals(r.getString("state"))));
+        long shown = fixtures.deadLettersOf(UUID.fromString(shownRun)).get(0).id();
+        long named = fixtures.deadLettersOf(UUID.fromString(namedRun)).get(0).id();
+
+        HttpClient http = signedIn("operator", "operator-pw");
+        String page = get(http, base + "admin/dead-letter.xhtml?id=" + shown);
+        Map<String, String> inTheBody = new LinkedHashMap<>(Map.of("actions", "actions", "actions:note", "forged in the body",
+                "actions:addNote", "Add note", "id", String.valueOf(named)));
+        inTheBody.put("jakarta.faces.ViewState", first(VIEW_STATE, page).replace("&#58;", ":"));
+        HttpResponse<String> postedBody = send(http, base + "admin/dead-letter.xhtml", inTheBody, null);
+        assertTrue(postedBody.statusCode() < 500, postedBody.statusCode() + ": " + postedBody.body());
+        page = get(http, base + "admin/dead-letter.xhtml?id=" + shown);
+        Map<String, String> inTheAddress = new LinkedHashMap<>(Map.of("actions", "actions", "actions:note", "forged in the address",
+                "actions:addNote", "Add note"));
+        inTheAddress.put("jakarta.faces.ViewState", first(VIEW_STATE, page).replace("&#58;", ":"));
+        HttpResponse<String> postedAddress = send(http, base + "admin/dead-letter.xhtml?id=" + named, inTheAddress, null);
+        assertTrue(postedAddress.statusCode() < 500, postedAddress.statusCode() + ": " + postedAddress.body());
+
+        assertEquals(List.of(), fixtures.column("select note from dead_letter_event where dead_letter_id = " + named
+                + " and note like 'forged%'"), "notes added to dead letter " + named + ", whose page was not posted");
+        assertEquals(List.of("forged in the address", "forged in the body"), fixtures.column("select note from dead_letter_event"
+                + " where dead_letter_id = " + shown + " and note like 'forged%' order by note"));
+    }
+
+    /** README, Hostile input: bad input gets a message or a 4xx, never a 500. One page's form, posted to another page. */
+    @Test
+    void aFormPostedToAnotherPageSaysItWasOutOfDate() throws Exception {
+        HttpClient http = signedIn("operator", "operator-pw");
+        String list = get(http, base + "admin/dead-letters.xhtml");
+        String viewState = first(VIEW_STATE, list).replace("&#58;", ":");
+        for (String other : List.of("admin/run.xhtml?id=" + UUID.randomUUID(), "admin/dead-letter.xhtml?id=1", "admin/requeue-job.xhtml?id=1",
+                "admin/runs.xhtml", "admin/dashboard.xhtml", "login.xhtml")) {
+            HttpResponse<String> answer = send(http, base + other, Map.of("deadLetters", "deadLetters", "jakarta.faces.ViewState", viewState),
+                    null);
+            // the sign-in page shows no messages: it is drawn again, and that is all
+            assertTrue(answer.statusCode() < 500 && (other.startsWith("login") || answer.body().contains("out of date")),
+                    "the form of the dead-letter list posted to " + other + ": " + answer.statusCode() + " " + answer.body());
+        }
+        for (String named : List.of("stateless", "0:0", "x")) {
+            HttpResponse<String> answer = send(http, base + "admin/dead-letters.xhtml", Map.of("deadLetters", "deadLetters",
+                    "jakarta.faces.ViewState", named), null);
+            assertTrue(answer.statusCode() < 500 && answer.body().contains("out of date"), "a view state named " + named + ": "
+                    + answer.statusCode() + " " + answer.body());
+        }
+    }
+
+    /**
+     * README, Hostile input: "never a 500 for bad input", and a request anyone can send must not make the server write
+     * kilobytes to its log: each of these, unanswered, logged a stack trace (most with a 500).
+     */
+    @Test
+    void noAnonymousRequestMakesTheServerLogAStackTrace() throws Exception {
+        HttpClient http = HttpClient.newHttpClient(); // no cookies: each request on its own
+        String form = "application/x-www-form-urlencoded";
+        String boundary = "lazarus-boundary";
+        String multipart = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"jakarta.faces.ViewState\"\r\n\r\nstateless\r\n--"
+                + boundary + "--\r\n";
+        List<HttpRequest> requests = List.of(
+                HttpRequest.newBuilder(URI.create(base + "login.xhtml?jakarta.faces.ViewState=stateless")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "login.xhtml")).header("Content-Type", form)
+                        .POST(HttpRequest.BodyPublishers.ofString("jakarta.faces.ViewState=stateless")).build(),
+                HttpRequest.newBuilder(URI.create(base + "login.xhtml")).header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                        .POST(HttpRequest.BodyPublishers.ofString(multipart)).build(),
+                HttpRequest.newBuilder(URI.create(base + "login.xhtml")).header("Content-Type", form).header("Faces-Request", "partial/ajax")
+                        .POST(HttpRequest.BodyPublishers.ofString("jakarta.faces.partial.ajax=true&jakarta.faces.partial.execute=%40all"
+                                + "&jakarta.faces.ViewState=stateless")).build(),
+                HttpRequest.newBuilder(URI.create(base + "login.xhtml?jakarta.faces.ViewState=-1:-1")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "login.xhtml?jakarta.faces.RenderKitId=bogus")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "login.xhtml")).header("Content-Type", form)
+                        .POST(HttpRequest.BodyPublishers.ofString("jakarta.faces.ViewState=1:1&jakarta.faces.RenderKitId=bogus")).build(),
+                HttpRequest.newBuilder(URI.create(base + "jakarta.faces.resource/.xhtml")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "jakarta.faces.resource/.xhtml?ln=jakarta.faces")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "jakarta.faces.resource/lazarus.css.xhtml")).header("If-Modified-Since", "yesterday")
+                        .GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "jakarta.faces.resource/lazarus.css.xhtml?ln=nope")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "jakarta.faces.resource/lazarus.css.xhtml?ln=..%2F..%2FWEB-INF")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "jakarta.faces.resource/web.xml.xhtml?ln=WEB-INF")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "jakarta.faces.resource/faces.js.xhtml?ln=jakarta.faces&v=..%2F..%2Fx")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "jakarta.faces.resource/lazarus.css.xhtml?loc=..%2F..%2Fx&con=..%2Fx")).GET().build(),
+                HttpRequest.newBuilder(URI.create(base + "no-such-page.xhtml")).GET().build());
+        Map<String, String> found = new LinkedHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            HttpRequest request = requests.get(i);
+            long logged = serverLog().length();
+            int status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+            String trace = stackTraceOfARequestSince(logged);
+            if (status >= 500 || trace != null) {
+                found.put("#" + i + " " + request.method() + " " + request.uri() + " " + request.headers().map(),
+                        status + (trace == null ? "" : ", logged " + trace));
+            }
+        }
+        assertEquals(Map.of(), found);
+    }
+
+    /**
+     * README, Security: "a button on an older one reloads its page with a message and does nothing". A refused Requeue all
+     * draws the page again where the form posted to; a button pressed there once the session no longer keeps the view
+     * reloads the page the browser is at: it must be the filtered list, not the list of everything.
+     */
+    @Test
+    void aButtonOnARefusedPageWhoseViewIsGoneReloadsThatPageWithItsFilter() throws Exception {
+        String one = operator.startRun(PERMANENT);
+        String other = operator.startRun(PERMANENT);
+        Await.until("both runs dead-lettered", Duration.ofSeconds(60), () -> List.of(viewer.run(one), viewer.run(other)),
+                runs -> runs.stream().allMatch(r -> "DEAD_LETTERED".equals(r.getString("state"))));
+
+        HttpClient http = signedIn("operator", "operator-pw");
+        String filtered = base + "admin/dead-letters.xhtml?runId=" + one;
+        String list = get(http, filtered);
+        String at = origin() + first(BULK_ACTION, list).replace("&amp;", "&"); // where the browser posts the form
+        String refused = post(http, at, form(list, Map.of("bulk:rate", "fast")), filtered);
+        assertEquals("1", first(REQUEUE_ALL, refused), refused);
+        for (int page = 0; page < 11; page++) {
+            get(http, base + "admin/dead-letters.xhtml?status=OPEN&page=" + page); // pages with buttons: each a view
+        }
+        String again = post(http, origin() + first(BULK_ACTION, refused).replace("&amp;", "&"), form(refused, Map.of("bulk:rate", "0")), at);
+
+        assertTrue(again.contains("out of date"), again);
+        assertEquals("1", first(REQUEUE_ALL, again), "\"Here it is again\" is the list of run " + one
+                + ", not of every dead letter: " + again.replaceAll("(?s)^.*<main>", "").substring(0, 600));
+    }
+
+    /**
+     * README, Security: sessions nobody signed in to are at most 1 000, one more ending the oldest. A session that signs
+     * in is no longer one of them: the sessions others make meanwhile do not end it before its first page.
+     */
+    @Test
+    void aSignInIsNotUndoneByTheSessionsOthersMakeBeforeItsFirstPage() throws Exception {
+        HttpClient browser = HttpClient.newBuilder().cookieHandler(new CookieManager()).build(); // redirects by hand
+        get(browser, base + "admin/dashboard.xhtml");
+        HttpResponse<String> signedIn = send(browser, base + "j_security_check", Map.of("j_username", "viewer", "j_password", "viewer-pw"),
+                null);
+        String next = signedIn.headers().firstValue("Location").orElseThrow(() -> new AssertionError("no redirect after signing in"));
+        HttpClient others = HttpClient.newHttpClient();
+        java.util.concurrent.ExecutorService flood = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            List<java.util.concurrent.Future<Integer>> asked = new java.util.ArrayList<>();
+            for (int i = 0; i < 1_100; i++) {
+                asked.add(flood.submit(() -> others.send(HttpRequest.newBuilder(URI.create(base + "admin/dashboard.xhtml")).GET().build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode()));
+            }
+            for (var each : asked) {
+                each.get();
+            }
+        } finally {
+            flood.shutdownNow();
+        }
+        String page = get(browser, next);
+        assertTrue(page.contains("Dashboard") && !page.contains("j_security_check"), "the first page after signing in: " + page);
+    }
+
+    private URI origin() {
+        return URI.create(base.getProtocol() + "://" + base.getAuthority());
+    }
+
+    private HttpClient signedIn(String user, String password) throws Exception {
+        HttpClient http = HttpClient.newBuilder().cookieHandler(new CookieManager()).followRedirects(HttpClient.Redirect.NORMAL).build();
+        get(http, base + "admin/dashboard.xhtml");
+        post(http, base + "j_security_check", Map.of("j_username", user, "j_password", password), null);
+        return http;
+    }
+
+    private static File serverLog() {
+        return new File(System.getProperty("jboss.server.log.dir"), "server.log");
+    }
+
+    /**
+     * The first stack trace a request thread wrote to the server's log after {@code offset}, as its log line; null if none
+     * (other threads, the broker's client say, have their own reasons).
+     */
+    private static String stackTraceOfARequestSince(long offset) throws Exception {
+        try (java.io.RandomAccessFile log = new java.io.RandomAccessFile(serverLog(), "r")) {
+            log.seek(offset);
+            byte[] added = new byte[(int) (log.length() - offset)];
+            log.readFully(added);
+            String record = null;
+            for (String line : new String(added, StandardCharsets.UTF_8).split("\n")) {
+                if (line.matches("^\\d{4}-\\d\\d-\\d\\d .*")) {
+                    record = line.contains("(default task-") ? line : null;
+                } else if (record != null && line.startsWith("\tat ")) {
+                    return record;
+                }
+            }
+            return null;
+        }
+    }
+
     private static Map<String, String> form(String page, Map<String, String> fields) {
         Map<String, String> posted = new LinkedHashMap<>(fields);
         posted.put("bulk", "bulk");
@@ -230,6 +464,19 @@ class HardeningHolesIT {
 
     private static String get(HttpClient http, String address) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(address)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** A form post as a browser sends it, and the whole answer. */
+    private static HttpResponse<String> send(HttpClient http, String address, Map<String, String> fields, String referer) throws Exception {
+        String body = fields.entrySet().stream()
+                .map(e -> URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "=" + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8))
+                .collect(Collectors.joining("&"));
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(address)).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (referer != null) {
+            request.header("Referer", referer);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** A form post as a browser sends it: from the page at {@code referer} (Referrer-Policy same-origin). */

@@ -61,9 +61,9 @@ public class DeadLetterListPage implements Serializable {
     private String error;
     private String runId;
     private String cause;
-    private String rate = "50";
-    /** Why, for a discard or a resolve of all. */
-    private String note;
+    /** The bulk form's rate and note (why, for a discard or a resolve of all), for the request that acts on them. */
+    @Inject
+    FormInput form;
     /**
      * What the page's dry run counted, once for the view: when, and how many each action would act on. The buttons
      * state these counts, and act on exactly these dead letters (or refuse, if some were closed meanwhile).
@@ -260,7 +260,7 @@ public class DeadLetterListPage implements Serializable {
             return null;
         }
         boolean[] countChanged = {false};
-        BulkJob job = FacesActions.act(() -> bulkJobs.startAsCounted(action, getFilter(), perSecond, action.closes() ? note : null,
+        BulkJob job = FacesActions.act(() -> bulkJobs.startAsCounted(action, getFilter(), perSecond, action.closes() ? form.note() : null,
                         countedAsOf, counted),
                 started -> "Bulk " + action.apiName() + " started: " + started.total() + " dead letter(s).",
                 refused -> countChanged[0] = refused.status() == 409);
@@ -273,7 +273,7 @@ public class DeadLetterListPage implements Serializable {
     /** The rate field as a number, or null if it is none (the service then judges its range). */
     private Integer ratePerSecond() {
         try {
-            return rate == null ? null : Integer.valueOf(rate.strip());
+            return Integer.valueOf(getRate().strip());
         } catch (NumberFormatException notAWholeNumber) {
             return null;
         }
@@ -297,8 +297,9 @@ public class DeadLetterListPage implements Serializable {
     public void setRunId(String runId) { this.runId = runId; }
     public String getCause() { return cause; }
     public void setCause(String cause) { this.cause = cause; }
-    public String getRate() { return rate; }
-    public void setRate(String rate) { this.rate = rate; }
-    public String getNote() { return note; }
-    public void setNote(String note) { this.note = note; }
+    /** The bulk form's rate: 50 per second until the operator says otherwise. */
+    public String getRate() { return form.rate() == null ? "50" : form.rate(); }
+    public void setRate(String rate) { form.rate(rate); }
+    public String getNote() { return form.note(); }
+    public void setNote(String note) { form.note(note); }
 }

@@ -60,13 +60,14 @@ public class DeadLetterPage implements Serializable {
     @Inject
     PageReads reads;
 
-    // the view keeps its parameter and, between a postback's decoding and its action, what the form sent; what the
-    // page shows is read per request (PageReads), so a view kept in the session holds next to nothing
+    /** What the form sent, for the request that acts on it (the view keeps none of it). */
+    @Inject
+    FormInput form;
+
+    // the view keeps its parameter; what the page shows is read per request (PageReads), what the form sent lives for
+    // its request (FormInput), so a view kept in the session holds next to nothing
     private String id;
     private boolean drawn;
-    private String note;
-    private String fixPayload;
-    private String fixOutput;
 
     public DeadLetter getDeadLetter() {
         return reads.once("deadLetter", () -> getDeadLetterId() == null ? null : deadLetters.find(getDeadLetterId()).orElse(null));
@@ -115,7 +116,7 @@ public class DeadLetterPage implements Serializable {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        FacesActions.act(() -> requeueService.fixAndContinue(getDeadLetterId(), RequeueService.Fix.EDIT_PAYLOAD, fixPayload, note),
+        FacesActions.act(() -> requeueService.fixAndContinue(getDeadLetterId(), RequeueService.Fix.EDIT_PAYLOAD, form.payload(), form.note()),
                 d -> "Payload replaced and requeued: the run resumes at step " + d.stepName() + ".");
         return reload();
     }
@@ -125,7 +126,7 @@ public class DeadLetterPage implements Serializable {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        FacesActions.act(() -> requeueService.fixAndContinue(getDeadLetterId(), RequeueService.Fix.COMPLETE_STEP, fixOutput, note),
+        FacesActions.act(() -> requeueService.fixAndContinue(getDeadLetterId(), RequeueService.Fix.COMPLETE_STEP, form.output(), form.note()),
                 d -> "Step " + d.stepName() + " completed by hand: the run goes on.");
         return reload();
     }
@@ -135,7 +136,7 @@ public class DeadLetterPage implements Serializable {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        FacesActions.act(() -> requeueService.fixAndContinue(getDeadLetterId(), RequeueService.Fix.SKIP_STEP, null, note),
+        FacesActions.act(() -> requeueService.fixAndContinue(getDeadLetterId(), RequeueService.Fix.SKIP_STEP, null, form.note()),
                 d -> "Step " + d.stepName() + " skipped: the run goes on.");
         return reload();
     }
@@ -149,18 +150,18 @@ public class DeadLetterPage implements Serializable {
 
     /** The payload box starts with the run's current payload, indented (computed, not kept). */
     public String getFixPayload() {
-        return fixPayload != null || getRun() == null ? fixPayload : Jsonp.pretty(getRun().payload());
+        return form.payload() != null || getRun() == null ? form.payload() : Jsonp.pretty(getRun().payload());
     }
 
-    public void setFixPayload(String fixPayload) { this.fixPayload = fixPayload; }
-    public String getFixOutput() { return fixOutput; }
-    public void setFixOutput(String fixOutput) { this.fixOutput = fixOutput; }
+    public void setFixPayload(String fixPayload) { form.payload(fixPayload); }
+    public String getFixOutput() { return form.output(); }
+    public void setFixOutput(String fixOutput) { form.output(fixOutput); }
 
     public String investigate() {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        FacesActions.act(() -> investigations.startInvestigation(getDeadLetterId(), note), "Taken into investigation.");
+        FacesActions.act(() -> investigations.startInvestigation(getDeadLetterId(), form.note()), "Taken into investigation.");
         return reload();
     }
 
@@ -168,7 +169,7 @@ public class DeadLetterPage implements Serializable {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        FacesActions.act(() -> investigations.addNote(getDeadLetterId(), note), "Note added.");
+        FacesActions.act(() -> investigations.addNote(getDeadLetterId(), form.note()), "Note added.");
         return reload();
     }
 
@@ -176,7 +177,7 @@ public class DeadLetterPage implements Serializable {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        FacesActions.act(() -> investigations.resolve(getDeadLetterId(), note), "Resolved.");
+        FacesActions.act(() -> investigations.resolve(getDeadLetterId(), form.note()), "Resolved.");
         return reload();
     }
 
@@ -184,15 +185,12 @@ public class DeadLetterPage implements Serializable {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        FacesActions.act(() -> investigations.discard(getDeadLetterId(), note), "Discarded; the evidence is kept.");
+        FacesActions.act(() -> investigations.discard(getDeadLetterId(), form.note()), "Discarded; the evidence is kept.");
         return reload();
     }
 
-    /** After an action (done or refused) the page is fetched again: what the form sent is not kept with the old view. */
+    /** After an action (done or refused) the page is fetched again. */
     private String reload() {
-        note = null;
-        fixPayload = null;
-        fixOutput = null;
         return FacesActions.reload("dead-letter");
     }
 
@@ -209,6 +207,6 @@ public class DeadLetterPage implements Serializable {
 
     public String getId() { return id; }
     public void setId(String id) { this.id = id; }
-    public String getNote() { return note; }
-    public void setNote(String note) { this.note = note; }
+    public String getNote() { return form.note(); }
+    public void setNote(String note) { form.note(note); }
 }

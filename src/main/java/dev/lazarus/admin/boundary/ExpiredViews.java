@@ -9,14 +9,21 @@ import jakarta.faces.context.ExceptionHandlerWrapper;
 import jakarta.faces.context.ExternalContext;
 import jakarta.faces.context.FacesContext;
 import jakarta.faces.event.ExceptionQueuedEvent;
+import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Iterator;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * A button pressed on a page whose view the server no longer keeps (it keeps a few per session, see web.xml, and none
- * after the session ended) does nothing and says so: the page is fetched again, fresh, with a message, instead of an
- * error page. Nothing was done, so nothing is lost; the operator presses the button again on the current page.
+ * after the session ended; nor any a request names that is not the page's own, see {@link PageViews}) does nothing and
+ * says so: the page is fetched again, fresh, with a message, instead of an error page. Nothing was done, so nothing is
+ * lost; the operator presses the button again on the current page.
  */
 public class ExpiredViews extends ExceptionHandlerFactory {
 
@@ -54,7 +61,7 @@ public class ExpiredViews extends ExceptionHandlerFactory {
             external.getFlash().setKeepMessages(true);
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_WARN, FacesActions.OUT_OF_DATE, null));
             try {
-                external.redirect(pageOf(external, expired.getViewId()));
+                external.redirect(pageOf(faces, expired.getViewId(), false));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -63,27 +70,28 @@ public class ExpiredViews extends ExceptionHandlerFactory {
     }
 
     /**
-     * The page the button was on, with its parameters (an id, a filter), which a postback does not carry: the page's own
-     * address as the browser sent it (Referer: same-origin requests carry it, see SecurityHeaders), if it is a page of
-     * this application on this server; otherwise the view without parameters.
+     * The page a button was on, with its parameters (an id, a filter), to draw it again as it is now: if its view was
+     * restored, the page's parameters as it was drawn with them (its view's state keeps them, {@link PageParameter});
+     * otherwise the address the form was posted to, which is the page's own with its parameters ({@link PageViews}),
+     * without what only Faces reads ({@code jakarta.faces.ViewState} and the like: a view state in the address of a
+     * page is what brought the request here).
      */
-    static String pageOf(ExternalContext external, String viewId) {
-        String page = external.getRequestContextPath() + viewId;
-        String referer = external.getRequestHeaderMap().get("Referer");
-        if (referer == null) {
-            return page;
+    static String pageOf(FacesContext faces, String viewId, boolean restored) {
+        if (restored) {
+            return faces.getApplication().getViewHandler().getRedirectURL(faces, viewId, Map.of(), true);
         }
+        ExternalContext external = faces.getExternalContext();
+        String query = ((HttpServletRequest) external.getRequest()).getQueryString();
+        String parameters = query == null ? "" : Arrays.stream(query.split("&"))
+                .filter(parameter -> !parameter.isEmpty() && !onlyForFaces(parameter)).collect(Collectors.joining("&"));
+        return external.getRequestContextPath() + viewId + (parameters.isEmpty() ? "" : "?" + parameters);
+    }
+
+    private static boolean onlyForFaces(String parameter) {
         try {
-            java.net.URI from = java.net.URI.create(referer);
-            java.net.URI self = java.net.URI.create(((jakarta.servlet.http.HttpServletRequest) external.getRequest()).getRequestURL().toString());
-            boolean sameOrigin = java.util.Objects.equals(from.getScheme(), self.getScheme())
-                    && java.util.Objects.equals(from.getHost(), self.getHost()) && from.getPort() == self.getPort();
-            if (sameOrigin && page.equals(from.getRawPath())) {
-                return from.getRawPath() + (from.getRawQuery() == null ? "" : "?" + from.getRawQuery());
-            }
-        } catch (IllegalArgumentException notAnAddress) {
-            // fall through: the view without its parameters
+            return URLDecoder.decode(parameter, StandardCharsets.UTF_8).startsWith("jakarta.faces.");
+        } catch (IllegalArgumentException notEncoded) {
+            return true; // not a parameter a page reads either
         }
-        return page;
     }
 }

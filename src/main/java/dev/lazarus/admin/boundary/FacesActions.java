@@ -66,8 +66,8 @@ final class FacesActions {
         faces.getExternalContext().getFlash().setKeepMessages(true);
         warn(OUT_OF_DATE);
         try {
-            // the page as it is now, at its own address (which the new bean does not know: the browser does)
-            faces.getExternalContext().redirect(ExpiredViews.pageOf(faces.getExternalContext(), faces.getViewRoot().getViewId()));
+            // the page as it is now, with the parameters it was drawn with (the new bean learnt them from the view's state)
+            faces.getExternalContext().redirect(ExpiredViews.pageOf(faces, faces.getViewRoot().getViewId(), true));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -20,8 +20,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * stopped run (requeue, fix, resolve) are on its dead letter's page.
  *
  * <p>View-scoped, so that Stop acts on the run the page shows (its id comes from the URL, which a request-scoped bean
- * learns too late to decide which buttons a postback may press; see {@code DeadLetterPage}). It keeps its parameter and,
- * between a postback's decoding and its action, the note; what it shows is read per request ({@link PageReads}).
+ * learns too late to decide which buttons a postback may press; see {@code DeadLetterPage}). It keeps its parameter; what
+ * it shows is read per request ({@link PageReads}), the note lives for its request ({@link FormInput}).
  */
 @Named
 @ViewScoped
@@ -49,8 +49,11 @@ public class RunPage implements Serializable {
     @ConfigProperty(name = "lazarus.trace.url", defaultValue = " ")
     String traceUrl;
 
+    /** The Stop form's note, for the request that acts on it (the view keeps none of it). */
+    @Inject
+    FormInput form;
+
     private String id;
-    private String note;
 
     public RunHistory.History getHistory() {
         return reads.<Optional<RunHistory.History>>once("history", () -> runId().flatMap(runHistory::of)).orElse(null);
@@ -92,15 +95,14 @@ public class RunPage implements Serializable {
 
     /** Stops the run with the note (why); the service checks both again and says why not (ended, no note). */
     public String stop() {
-        FacesActions.act(() -> stops.stop(runId().orElseThrow(() -> Problem.notFound("no run " + id)), note),
+        FacesActions.act(() -> stops.stop(runId().orElseThrow(() -> Problem.notFound("no run " + id)), form.note()),
                 deadLetter -> "Stopped: dead letter #" + deadLetter + " (MANUAL) holds the run now; requeue it from its page to"
                         + " bring the run back at the same step.");
-        note = null; // the page is fetched again: what the form sent is not kept with the old view
         return FacesActions.reload("run");
     }
 
     public String getId() { return id; }
     public void setId(String id) { this.id = id; }
-    public String getNote() { return note; }
-    public void setNote(String note) { this.note = note; }
+    public String getNote() { return form.note(); }
+    public void setNote(String note) { form.note(note); }
 }

@@ -41,7 +41,10 @@ public class StepsPage implements Serializable {
 
     private static final int RECENT = 20;
 
-    private String note;
+    /** The note (why), for the request that acts on it (the view keeps none of it). */
+    @Inject
+    FormInput form;
+
     private boolean drawn;
 
     /** The page's view action: this bean drew it. */
@@ -59,12 +62,12 @@ public class StepsPage implements Serializable {
     }
 
     public String pause(String pipeline, String step) {
-        return act(() -> controls.pause(pipeline, step, note), "Step " + step + " of " + pipeline + " paused: its messages wait in"
+        return act(() -> controls.pause(pipeline, step, form.note()), "Step " + step + " of " + pipeline + " paused: its messages wait in"
                 + " its queue, their attempts untouched, until it is resumed.");
     }
 
     public String resume(String pipeline, String step) {
-        return act(() -> controls.resume(pipeline, step, note), "Step " + step + " of " + pipeline + " runs again.");
+        return act(() -> controls.resume(pipeline, step, form.note()), "Step " + step + " of " + pipeline + " runs again.");
     }
 
     private String act(java.util.function.Supplier<Object> change, String done) {
@@ -74,7 +77,6 @@ public class StepsPage implements Serializable {
         if (FacesActions.act(change, done) != null) {
             states.refresh(); // this node obeys at once
         }
-        note = null;
         return FacesActions.reload("steps");
     }
 
@@ -82,6 +84,6 @@ public class StepsPage implements Serializable {
         return FacesActions.age(since, clocks.clock().instant());
     }
 
-    public String getNote() { return note; }
-    public void setNote(String note) { this.note = note; }
+    public String getNote() { return form.note(); }
+    public void setNote(String note) { form.note(note); }
 }

@@ -27,10 +27,13 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * <ul>
  * <li>A session nobody signed in to ends after {@code lazarus.http.anonymous-session-seconds} (60) without a request,
  * not after the 30 minutes of a signed-in one: enough to sign in, too short to pile up; and there are at most
- * {@code lazarus.http.anonymous-sessions} (1 000) of them: one more ends the oldest. (A sign-in after its session ended
- * still works: it lands on the dashboard instead of the page first asked for.)</li>
+ * {@code lazarus.http.anonymous-sessions} (1 000) of them: one more ends the one least recently used. (A sign-in after
+ * its session ended still works: it lands on the dashboard instead of the page first asked for.)</li>
+ * <li>A session that signs in is no longer one of those (signing in gives it a new id, against session fixation): the
+ * sessions anyone makes meanwhile cannot end it before its first page. Until that page it is one of at most as many
+ * sessions signing in, which only sign-ins make.</li>
  * <li>A user has at most {@code lazarus.http.sessions-per-user} (20) signed-in sessions: signing in once more ends the
- * oldest. However often a viewer signs in, the sessions they hold stay that many.</li>
+ * one they used least recently. However often a viewer signs in, the sessions they hold stay that many.</li>
  * </ul>
  * The API keeps no session at all (each call signs in with Basic and out again, {@link ApiSecurity}).
  */
@@ -43,10 +46,11 @@ public class SessionLimits extends HttpFilter implements HttpSessionListener, Ht
     static final String COUNTED_FOR = SessionLimits.class.getName() + ".user";
 
     /**
-     * The sessions nobody signed in to, oldest first, and each user's signed-in sessions, oldest first, by session id.
-     * Guarded by {@link #LOCK}.
+     * The sessions nobody signed in to, those signed in to but not yet counted for their user (until their first page),
+     * and each user's signed-in sessions, by session id, oldest first. Guarded by {@link #LOCK}.
      */
     private static final LinkedHashMap<String, HttpSession> ANONYMOUS = new LinkedHashMap<>();
+    private static final LinkedHashMap<String, HttpSession> SIGNING_IN = new LinkedHashMap<>();
     private static final Map<String, LinkedHashMap<String, HttpSession>> SIGNED_IN = new LinkedHashMap<>();
     private static final Object LOCK = new Object();
 
@@ -54,15 +58,10 @@ public class SessionLimits extends HttpFilter implements HttpSessionListener, Ht
     public void sessionCreated(HttpSessionEvent event) {
         HttpSession session = event.getSession();
         session.setMaxInactiveInterval(setting("lazarus.http.anonymous-session-seconds", 60));
-        List<HttpSession> ending = new ArrayList<>();
+        List<HttpSession> ending;
         synchronized (LOCK) {
             ANONYMOUS.put(session.getId(), session);
-            int cap = setting("lazarus.http.anonymous-sessions", 1_000);
-            var oldest = ANONYMOUS.entrySet().iterator();
-            while (ANONYMOUS.size() > cap && oldest.hasNext()) {
-                ending.add(oldest.next().getValue());
-                oldest.remove();
-            }
+            ending = leastRecentlyUsedBeyond(ANONYMOUS, anonymousCap());
         }
         ending.forEach(SessionLimits::end);
     }
@@ -72,18 +71,24 @@ public class SessionLimits extends HttpFilter implements HttpSessionListener, Ht
         String id = event.getSession().getId();
         synchronized (LOCK) {
             ANONYMOUS.remove(id);
+            SIGNING_IN.remove(id);
             SIGNED_IN.values().forEach(sessions -> sessions.remove(id));
             SIGNED_IN.values().removeIf(Map::isEmpty);
         }
     }
 
-    /** A sign-in gives its session a new id (against session fixation): the books follow it. */
+    /**
+     * A sign-in gives its session a new id (against session fixation): the books follow it, and a session nobody had
+     * signed in to is now signing in (it is counted for its user at its first page, where the user is known).
+     */
     @Override
     public void sessionIdChanged(HttpSessionEvent event, String oldId) {
         HttpSession session = event.getSession();
+        List<HttpSession> ending = List.of();
         synchronized (LOCK) {
-            if (ANONYMOUS.remove(oldId) != null) {
-                ANONYMOUS.put(session.getId(), session);
+            if (ANONYMOUS.remove(oldId) != null || SIGNING_IN.remove(oldId) != null) {
+                SIGNING_IN.put(session.getId(), session);
+                ending = leastRecentlyUsedBeyond(SIGNING_IN, anonymousCap());
             }
             for (LinkedHashMap<String, HttpSession> sessions : SIGNED_IN.values()) {
                 if (sessions.remove(oldId) != null) {
@@ -91,6 +96,7 @@ public class SessionLimits extends HttpFilter implements HttpSessionListener, Ht
                 }
             }
         }
+        ending.forEach(SessionLimits::end);
     }
 
     /**
@@ -103,30 +109,56 @@ public class SessionLimits extends HttpFilter implements HttpSessionListener, Ht
         Principal user = request.getUserPrincipal();
         HttpSession session = request.getSession(false);
         if (user != null && session != null && session.getAttribute(COUNTED_FOR) == null) {
-            HttpSession oldest = null;
+            List<HttpSession> ending = List.of();
             boolean counted = false;
             synchronized (LOCK) {
                 if (session.getAttribute(COUNTED_FOR) == null) {
                     session.setAttribute(COUNTED_FOR, user.getName());
                     counted = true;
                     ANONYMOUS.remove(session.getId());
+                    SIGNING_IN.remove(session.getId());
                     LinkedHashMap<String, HttpSession> sessions = SIGNED_IN.computeIfAbsent(user.getName(), name -> new LinkedHashMap<>());
                     sessions.put(session.getId(), session);
-                    if (sessions.size() > setting("lazarus.http.sessions-per-user", 20)) {
-                        var first = sessions.entrySet().iterator();
-                        oldest = first.next().getValue();
-                        first.remove();
-                    }
+                    ending = leastRecentlyUsedBeyond(sessions, setting("lazarus.http.sessions-per-user", 20));
                 }
             }
             if (counted) {
                 session.setMaxInactiveInterval(request.getServletContext().getSessionTimeout() * 60);
             }
-            if (oldest != null) {
-                end(oldest);
-            }
+            ending.forEach(SessionLimits::end);
         }
         chain.doFilter(request, response);
+    }
+
+    /**
+     * Takes the least recently used of {@code sessions} out of them while they are more than {@code cap}, to be ended
+     * (outside the lock: ending one calls {@link #sessionDestroyed}). Least recently used, not oldest: a session in use
+     * for an hour is not the one to end.
+     */
+    private static List<HttpSession> leastRecentlyUsedBeyond(Map<String, HttpSession> sessions, int cap) {
+        List<HttpSession> ending = new ArrayList<>();
+        while (sessions.size() > cap) {
+            Map.Entry<String, HttpSession> idlest = null;
+            for (Map.Entry<String, HttpSession> each : sessions.entrySet()) {
+                if (idlest == null || lastUsed(each.getValue()) < lastUsed(idlest.getValue())) {
+                    idlest = each;
+                }
+            }
+            ending.add(sessions.remove(idlest.getKey()));
+        }
+        return ending;
+    }
+
+    private static long lastUsed(HttpSession session) {
+        try {
+            return session.getLastAccessedTime();
+        } catch (IllegalStateException ended) {
+            return Long.MIN_VALUE; // ended meanwhile: the first to go from the books
+        }
+    }
+
+    private static int anonymousCap() {
+        return setting("lazarus.http.anonymous-sessions", 1_000);
     }
 
     private static void end(HttpSession session) {
