@@ -199,6 +199,67 @@ class OutageControlIT extends LazarusIT {
                 + " before the service came back, " + attempts(runs) + " after");
     }
 
+    /**
+     * A consumer takes messages ahead of the ones it runs (the client's buffer); a pause on the broker stops what the
+     * broker sends, not what the consumer already holds. Paused with a backlog (each parse taking 2 s on 8 consumers),
+     * the step starts no attempt once the deliveries that were running have finished: the buffered messages go back to
+     * the queue and wait with the others.
+     */
+    @Test
+    void aStepPausedWithABacklogStartsNothingMoreEvenWhatItsConsumersHadTakenAhead() throws Exception {
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            runs.add(operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"hang\",\"seconds\":2}}}"));
+        }
+        Await.until("parse to be busy with a backlog behind", Duration.ofSeconds(60), () -> attemptsAt("parse", runs), n -> n >= 8);
+        assertEquals(200, operator.post("api/steps/document-ingestion/parse/pause", "{\"note\":\"backlog\"}").status());
+        // the deliveries running when it was paused finish (2 s each); then nothing more may start, which only a
+        // while of looking can show
+        Thread.sleep(4_000);
+        int afterPause = attemptsAt("parse", runs);
+        Thread.sleep(6_000);
+        assertEquals(afterPause, attemptsAt("parse", runs), "attempts started at a paused step");
+        assertTrue(afterPause < runs.size(), "the test needs a backlog: " + afterPause + " of " + runs.size() + " runs had started parse");
+        assertEquals(200, operator.post("api/steps/document-ingestion/parse/resume", "{\"note\":\"done\"}").status());
+        for (String run : runs) {
+            JsonObject done = awaitRun(run, "COMPLETED");
+            assertEquals(1, executions(done, "parse").get(0).getInt("attempts"), "one attempt each, the one that ran: " + done);
+        }
+    }
+
+    private int attemptsAt(String step, List<String> runs) {
+        return runs.stream().mapToInt(run -> executions(viewer.run(run), step).stream().mapToInt(e -> e.getInt("attempts")).sum()).sum();
+    }
+
+    /**
+     * Runs stopped while their step is held leave their messages at the head of its queue, waiting for nobody. A probe
+     * looks past them for the live runs behind: while the dependency is still away it fails, and the step stays held
+     * (it used to find only those messages, call that "nothing to protect", and let the step run into the outage).
+     */
+    @Test
+    void aProbeLooksPastMessagesNoRunWaitsForAndFailsWhileTheDependencyIsStillAway() {
+        documents.stop();
+        List<String> runs = new ArrayList<>();
+        for (int i = 0; i < 15; i++) {
+            runs.add(operator.startRun("{\"url\":\"https://example.org/stale-head-" + i + "\"}"));
+        }
+        Await.until("fetch to be held", Duration.ofSeconds(60), () -> step("fetch"), s -> "HELD".equals(s.getString("state")));
+        for (String run : runs.subList(0, runs.size() - 5)) {
+            int status = operator.post("api/runs/" + run + "/stop", "{\"note\":\"its message stays in the held queue\"}").status();
+            assertTrue(status == 200 || status == 409, "stop " + run + ": " + status);
+        }
+        int failedBefore = step("fetch").getInt("probesFailed");
+        JsonObject probed = Await.until("the next probe", Duration.ofSeconds(90), () -> step("fetch"),
+                s -> !"HELD".equals(s.getString("state")) || s.getInt("probesFailed") > failedBefore);
+        assertEquals("HELD", probed.getString("state"), "the service is still away: " + probed);
+        documents.start();
+        Await.until("fetch to run again", Duration.ofSeconds(60), () -> step("fetch"), s -> "RUNNING".equals(s.getString("state")));
+        for (String run : runs.subList(runs.size() - 5, runs.size())) {
+            Await.until("run " + run + " to end", Duration.ofSeconds(90), () -> viewer.run(run).getString("state"),
+                    state -> "COMPLETED".equals(state) || "DEAD_LETTERED".equals(state));
+        }
+    }
+
     @Test
     void failuresThatAreTheMessagesOwnFaultNeverHoldAStep() {
         List<String> runs = new ArrayList<>();

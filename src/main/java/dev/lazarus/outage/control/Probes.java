@@ -31,7 +31,6 @@ import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -119,20 +118,17 @@ public class Probes {
                 return "the step's health probe answered";
             }
         }
-        List<StepMessage> waiting = oldestWaiting(step);
+        List<Waiting> waiting = oldestWaiting(step);
         if (waiting.isEmpty()) {
-            return "no message waits at the step: nothing to protect";
+            return "no message at the head of the step's queue is one a live run waits for: nothing to protect";
         }
         // the oldest few runs, one after the other until one goes through: a poison message at the head of the queue
         // (one that fails whatever the dependency does) must not keep the step held once what it depends on is back
         Throwable first = null;
-        for (StepMessage message : waiting) {
-            Optional<Run> run = runs.find(message.runId()).filter(r -> r.accepts(step.name(), message.generation()));
-            if (run.isEmpty()) {
-                continue; // a message its run does not wait for: the step would refuse it, not run it
-            }
+        for (Waiting each : waiting) {
+            StepMessage message = each.message();
             try {
-                self.get().dryRun(step, message, run.get());
+                self.get().dryRun(step, message, each.run());
                 return "a dry run of the step on run " + message.runId() + " succeeded";
             } catch (Exception failure) {
                 Throwable cause = unwrapped(failure);
@@ -145,9 +141,6 @@ public class Probes {
                     first = cause;
                 }
             }
-        }
-        if (first == null) {
-            return "the waiting messages name no run: nothing to protect";
         }
         throw first instanceof Exception exception ? exception : new IllegalStateException(first);
     }
@@ -175,12 +168,19 @@ public class Probes {
         }
     }
 
+    /** A message in the step's queue and the live run that waits for it. */
+    private record Waiting(StepMessage message, Run run) {
+    }
+
     /**
-     * The first few step messages waiting in the step's queue (on any broker), of {@value #DRY_RUNS} different runs,
-     * oldest first: looked for among the first 50, garbage skipped.
+     * The first few step messages waiting in the step's queue (on any broker) that a live run waits for, of
+     * {@value #DRY_RUNS} different runs, oldest first: looked for among the first 50 on each broker. Garbage, and messages
+     * no run waits for (a run stopped, discarded or moved on while the step was held: the step would refuse them, not run
+     * them), are passed over, so that a few of those at the head of the queue do not make a probe "succeed" with
+     * nothing tried while live runs wait behind them.
      */
-    private List<StepMessage> oldestWaiting(StepDefinition step) throws jakarta.jms.JMSException {
-        Map<java.util.UUID, StepMessage> found = new LinkedHashMap<>();
+    private List<Waiting> oldestWaiting(StepDefinition step) throws jakarta.jms.JMSException {
+        Map<java.util.UUID, Waiting> found = new LinkedHashMap<>();
         for (dev.lazarus.platform.control.Brokers.Broker broker : brokers.all()) {
             try (JMSContext context = broker.open();
                  QueueBrowser browser = context.createBrowser(context.createQueue(step.queue()))) {
@@ -188,7 +188,10 @@ public class Probes {
                 for (int looked = 0; messages.hasMoreElements() && looked < 50 && found.size() < DRY_RUNS; looked++) {
                     try {
                         StepMessage message = StepMessage.from((Message) messages.nextElement());
-                        found.putIfAbsent(message.runId(), message);
+                        if (!found.containsKey(message.runId())) {
+                            runs.find(message.runId()).filter(r -> r.accepts(step.name(), message.generation()))
+                                    .ifPresent(run -> found.put(message.runId(), new Waiting(message, run)));
+                        }
                     } catch (StepMessage.MalformedStepMessage | RuntimeException notAStepMessage) {
                         // garbage waits there too: the next one
                     }

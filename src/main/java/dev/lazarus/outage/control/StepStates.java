@@ -37,7 +37,10 @@ public class StepStates {
 
     private volatile Map<StepDefinition, StepControl> current = Map.of();
     private final AtomicBoolean refreshing = new AtomicBoolean();
-    /** Steps that run again and whose queues this node has not seen resumed on every broker yet. */
+    /**
+     * Steps that run again and whose queues this node has not seen resumed on every broker yet (besides those whose
+     * row says no node has: {@link StepControl#queuesUpdated()}, which survives this node).
+     */
     private final java.util.Set<StepDefinition> resumePending = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** The latest reading: each step of the deployment and its state. */
@@ -73,14 +76,26 @@ public class StepStates {
                         resumePending.add(step);
                     }
                 }
+                if (now.isRunning()) {
+                    gate.open(step);
+                } else {
+                    gate.close(step); // what a consumer had buffered before the pause waits too
+                }
                 if (!now.isRunning()) {
                     // kept paused on every broker while the database says so (a broker restarted, a node that died first)
-                    brokerPauses.apply(step, true);
+                    if (brokerPauses.apply(step, true) && !now.queuesUpdated()) {
+                        controls.queuesUpdated(step, now.since());
+                    }
                     resumePending.remove(step);
-                } else if (resumePending.contains(step) && brokerPauses.apply(step, false)) {
-                    // resumed once, when Lazarus lets the step run again: a queue an operator paused in the Artemis
-                    // console, outside Lazarus, stays paused (Lazarus never fights the console)
+                } else if ((resumePending.contains(step) || !now.queuesUpdated()) && brokerPauses.apply(step, false)) {
+                    // resumed once, when Lazarus lets the step run again (seen here, or only in its row: the node that
+                    // resumed it may have died before it told the brokers); a queue an operator paused in the Artemis
+                    // console, outside Lazarus, under a step the brokers already follow, stays paused (Lazarus never
+                    // fights the console)
                     resumePending.remove(step);
+                    if (!now.queuesUpdated()) {
+                        controls.queuesUpdated(step, now.since());
+                    }
                 }
             }
             current = Map.copyOf(read);

@@ -76,6 +76,18 @@ public class StepControls {
         }
     }
 
+    /**
+     * A node has brought every broker's queue of the step to its state as of {@code since} (the state's last change):
+     * no node needs to again until it changes. A change made meanwhile has another {@code since}, and keeps its flag.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void queuesUpdated(StepDefinition step, java.time.Instant since) {
+        em.createQuery("update StepControl c set c.queuesUpdated = true, c.version = c.version + 1 where c.pipeline = :p"
+                        + " and c.stepName = :s and c.since = :since and c.queuesUpdated = false")
+                .setParameter("p", step.pipeline()).setParameter("s", step.name()).setParameter("since", since)
+                .executeUpdate();
+    }
+
     /** The states of the deployment's steps, as the database has them now, by step. */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public Map<StepDefinition, StepControl> all() {

@@ -30,6 +30,8 @@ public class StepGate {
     private static final Pass OPEN = () -> { };
 
     private final Map<String, Ramp> ramps = new ConcurrentHashMap<>();
+    /** The queues of steps that are paused or held, as this node last read the steps' states. */
+    private final java.util.Set<String> closed = ConcurrentHashMap.newKeySet();
 
     @Inject
     @ConfigProperty(name = "lazarus.hold.ramp-up", defaultValue = "PT20S")
@@ -40,6 +42,24 @@ public class StepGate {
         if (!rampUp.isZero() && !rampUp.isNegative()) {
             ramps.put(step.queue(), new Ramp(System.nanoTime(), new AtomicInteger()));
         }
+    }
+
+    /**
+     * The step is paused or held: a delivery that reaches this node anyway (one a consumer had buffered before its
+     * queue was paused on the broker) does not run; see {@link StepProcessor}.
+     */
+    public void close(StepDefinition step) {
+        closed.add(step.queue());
+    }
+
+    /** The step runs. */
+    public void open(StepDefinition step) {
+        closed.remove(step.queue());
+    }
+
+    /** Whether the step is paused or held, as this node last read it: one lookup in a set that is empty but in an outage. */
+    public boolean isClosed(StepDefinition step) {
+        return !closed.isEmpty() && closed.contains(step.queue());
     }
 
     /** Lets a delivery of the step in (at once, unless the step is ramping up); close what it returns when it is done. */

@@ -152,6 +152,9 @@ public class StepProcessor {
                     + ", the message names step '" + stepMessage.step() + "'");
         }
         StepDefinition step = served.get();
+        if (!outOfDeadLetterQueue && gate.isClosed(step)) {
+            return waitWhileNotRunning(step, stepMessage, message, queue);
+        }
 
         // a dispatch's first delivery, as sent (not a copy sent back to wait, not a message out of a DLQ)
         boolean asDispatched = !outOfDeadLetterQueue && !StepDispatcher.isCopySentBack(message);
@@ -277,6 +280,20 @@ public class StepProcessor {
         LOG.log(Level.WARNING, "Could not admit {0}: the database cannot be reached ({1}); waited {2} time(s), looking again in {3} ms",
                 new Object[] {stepMessage.idempotencyKey(), Failures.rootMessage(failure), waits, delay.toMillis()});
         dispatcher.sendBackLater((TextMessage) message, queue, delay, Map.of(DATABASE_WAITS, waits));
+        return Outcome.COMMIT;
+    }
+
+    /**
+     * The step is paused or held, and its queue on the broker with it, but a consumer had this message in its buffer
+     * (the client takes messages ahead of the ones it runs) before the pause reached the broker. It goes back to its
+     * queue, where it waits with the others, in the transaction that acknowledges it: no attempt counted, none of the
+     * broker's deliveries spent, the step's handler not called. (A held step's failures roll their sessions back, which
+     * empties the buffers; an operator's pause of a healthy step with a backlog is where this matters.)
+     */
+    private Outcome waitWhileNotRunning(StepDefinition step, StepMessage stepMessage, Message message, String queue) {
+        LOG.log(Level.FINE, "{0}: step {1} of {2} is not running; the message goes back to wait in its queue",
+                new Object[] {stepMessage.idempotencyKey(), step.name(), step.pipeline()});
+        dispatcher.sendBackLater((TextMessage) message, queue, sendBackDelay(step, 1), Map.of());
         return Outcome.COMMIT;
     }
 

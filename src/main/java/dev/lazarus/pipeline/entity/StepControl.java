@@ -84,6 +84,14 @@ public class StepControl {
     @Column(name = "resumed_at")
     private Instant resumedAt;
 
+    /**
+     * Whether the brokers' queues have been brought to this state (paused, or resumed) by some node: until then every
+     * node applies it at each reading. A change sets it false in its own transaction, so a resume survives the death of
+     * the node that made it before it told the brokers.
+     */
+    @Column(name = "queues_updated", nullable = false)
+    private boolean queuesUpdated = true;
+
     @Version
     private long version;
 
@@ -184,6 +192,7 @@ public class StepControl {
         state = to;
         since = now;
         changedBy = actor;
+        queuesUpdated = false;
         note = why;
         if (to != State.HELD) {
             nextProbeAt = null;
@@ -223,6 +232,7 @@ public class StepControl {
     public int probesFailed() { return probesFailed; }
     public Instant nextProbeAt() { return nextProbeAt; }
     public Instant resumedAt() { return resumedAt; }
+    public boolean queuesUpdated() { return queuesUpdated; }
 
     /** The primary key: a step of a pipeline. */
     public static class Key implements Serializable {

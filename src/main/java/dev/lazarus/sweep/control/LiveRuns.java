@@ -119,7 +119,7 @@ public class LiveRuns {
         Duration inState = Duration.between(since, now);
         Duration threshold = rules.threshold(kind, pipeline, step);
         String stepIs = stepState == null ? StepControl.State.RUNNING.name() : stepState.state().name();
-        if (state != RunState.IN_PROGRESS && stepState != null && !stepState.isRunning()) {
+        if (stepState != null && !stepState.isRunning()) {
             return new Assessment(id, pipeline, step, state, since, inState.toMillis(), threshold.toMillis(), 0.0, Health.HEALTHY,
                     kind.reason.name(), stepIs);
         }

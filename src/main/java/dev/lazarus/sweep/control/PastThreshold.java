@@ -20,8 +20,8 @@ import java.util.Map;
  * past that cut-off, not all runs. One term per deployed step then holds each run to its own step's threshold; a run of
  * a pipeline no longer deployed matches none (nothing here can judge it).
  *
- * <p>A run waiting at a step that is paused or held is not waiting for a consumer: its step has no term (only a run in
- * progress, judged by its heartbeat, is past anything there). Its clock starts again when the step runs again, so a
+ * <p>A run at a step that is paused or held is not waiting for a consumer, nor stuck (its message, if its attempt was
+ * cut short, waits in the held queue): its step has no term. Its clock starts again when the step runs again, so a
  * step that resumed later than the cut-off has no term either.
  *
  * @param clock      the kind's clock column ({@code r.heartbeatAt} while in progress, else {@code r.updatedAt})
@@ -44,7 +44,7 @@ record PastThreshold(String clock, String condition, Map<String, Object> paramet
         for (var pipeline : pipelines.all()) {
             for (StepDefinition step : pipeline.steps()) {
                 Instant cutoff = cutoff(now, rules.threshold(kind, pipeline.name(), step.name()), share);
-                StepControl state = kind == Kind.STUCK ? null : states.get(step);
+                StepControl state = states.get(step);
                 if (state != null && (!state.isRunning() || state.resumedAt() != null && state.resumedAt().isAfter(cutoff))) {
                     continue;
                 }

@@ -99,7 +99,7 @@ public class StaleRuns {
             }
             Duration threshold = rules.threshold(kind, run.pipeline(), run.currentStep());
             StepControl stepState = states.get(step.get());
-            if (kind != Kind.STUCK && stepState != null && !stepState.isRunning()) {
+            if (stepState != null && !stepState.isRunning()) {
                 continue; // paused or held since it was found: it waits, it is not stale
             }
             Instant since = StalenessRules.clockStart(run.state(), run.heartbeatAt(), run.updatedAt(),

@@ -112,12 +112,15 @@ public class StalenessRules {
 
     /**
      * The same, for a run at a step that was paused or held and ran again at {@code stepResumedAt} (null if never): a
-     * run waiting at a step does not wait for its consumer while the step is held, so its clock starts again when the
-     * step runs again. A run in progress is judged by its heartbeat whatever the step's state.
+     * run at a step does not wait for its consumer while the step is held, so its clock starts again when the step runs
+     * again. That holds for a run in progress too: one whose node died mid-attempt has its message back in the step's
+     * queue, which the hold keeps from being delivered, so its heartbeat is silent because of the hold (issue #21: a
+     * hold never dead-letters a run by itself); a handler that really hangs is found once the step has run again for
+     * longer than its threshold.
      */
     public static Instant clockStart(RunState state, Instant heartbeatAt, Instant updatedAt, Instant stepResumedAt) {
         Instant start = clockStart(state, heartbeatAt, updatedAt);
-        return state != RunState.IN_PROGRESS && stepResumedAt != null && stepResumedAt.isAfter(start) ? stepResumedAt : start;
+        return stepResumedAt != null && stepResumedAt.isAfter(start) ? stepResumedAt : start;
     }
 
     private Optional<Duration> duration(String key) {

@@ -29,6 +29,19 @@ class StalenessRulesTest {
         assertEquals(changed, StalenessRules.clockStart(RunState.RETRYING, heartbeat, changed));
     }
 
+    /** Issue #21: a hold never dead-letters a run by itself, stuck or waiting; the clock starts when the step runs again. */
+    @Test
+    void aRunAtAStepThatRanAgainIsTimedFromThenWhateverItsState() {
+        Instant heartbeat = Instant.parse("2026-11-22T10:05:00Z");
+        Instant changed = Instant.parse("2026-11-22T10:00:00Z");
+        Instant resumed = Instant.parse("2026-11-22T10:30:00Z");
+        for (RunState state : java.util.List.of(RunState.IN_PROGRESS, RunState.PENDING, RunState.RETRYING)) {
+            assertEquals(resumed, StalenessRules.clockStart(state, heartbeat, changed, resumed), state.name());
+        }
+        assertEquals(heartbeat, StalenessRules.clockStart(RunState.IN_PROGRESS, heartbeat, changed, Instant.parse("2026-11-22T09:00:00Z")),
+                "a resume before its heartbeat changes nothing");
+    }
+
     @Test
     void eachLiveStateHasItsReason() {
         assertEquals("STUCK_IN_PROGRESS", StalenessRules.Kind.of(RunState.IN_PROGRESS).orElseThrow().reason.name());
