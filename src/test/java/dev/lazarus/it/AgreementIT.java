@@ -98,9 +98,22 @@ class AgreementIT {
 
         Response refused = operator.post("api/dead-letters/" + deadLetter + "/requeue", "");
 
-        assertEquals(409, refused.status(), refused.body());
-        assertTrue(refused.json().getString("detail").contains("IN_PROGRESS"), refused.body());
-        assertEquals(RunState.IN_PROGRESS, fixtures.stateOf(run));
+        try {
+            assertEquals(409, refused.status(), refused.body());
+            assertTrue(refused.json().getString("detail").contains("IN_PROGRESS"), refused.body());
+            assertEquals(RunState.IN_PROGRESS, fixtures.stateOf(run));
+        } finally {
+            agreeAgain(run);
+        }
+    }
+
+    /**
+     * Gives a run made to disagree with its open dead letter the state the dead letter says: left in progress, it would
+     * be stale at parse for as long as the test server runs (the sweeper leaves a run an open dead letter holds to it),
+     * and the tests that count runs at risk there would count it.
+     */
+    private void agreeAgain(UUID run) {
+        fixtures.update("update run set state = 'DEAD_LETTERED' where id = ?", run);
     }
 
     @Test
@@ -122,6 +135,7 @@ class AgreementIT {
         assertTrue(done.getString("skippedDetail").startsWith(disagreeing + ": "), done.toString());
         assertEquals("REQUEUED", fixtures.deadLettersOf(good).get(0).status().name(), "the good one was requeued");
         assertEquals(RunState.IN_PROGRESS, fixtures.stateOf(busy), "the disagreeing run is left as it is");
+        agreeAgain(busy);
     }
 
     @Test

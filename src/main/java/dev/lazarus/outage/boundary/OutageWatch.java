@@ -69,7 +69,12 @@ public class OutageWatch {
     @Inject
     Clock clock;
 
+    @jakarta.annotation.Resource
+    jakarta.enterprise.concurrent.ManagedExecutorService executor;
+
     private final AtomicBoolean watching = new AtomicBoolean();
+    /** Steps this node is probing now: a probe takes up to its timeout, and runs beside the watch, not in it. */
+    private final java.util.Set<StepDefinition> probing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<Meter> registered = new ArrayList<>();
 
     @PostConstruct
@@ -102,7 +107,7 @@ public class OutageWatch {
     @Schedule(hour = "*", minute = "*", second = "*/2", persistent = false, info = "Lazarus outage watch: step states, probes")
     public void watch() {
         if (!watching.compareAndSet(false, true)) {
-            return; // the last watch still probes
+            return; // the last watch is still reading
         }
         try {
             if (states.current().isEmpty()) {
@@ -112,10 +117,10 @@ public class OutageWatch {
             figures.refresh();
             for (Map.Entry<StepDefinition, StepControl> each : states.current().entrySet()) {
                 StepControl state = each.getValue();
+                StepDefinition step = each.getKey();
                 if (state.state() == StepControl.State.HELD && state.nextProbeAt() != null && !state.nextProbeAt().isAfter(clock.instant())
-                        && controls.claimProbe(each.getKey(), TimerRuns.NODE, CLAIM_TIMEOUT)) {
-                    probes.probe(each.getKey());
-                    states.refresh();
+                        && !probing.contains(step) && controls.claimProbe(step, TimerRuns.NODE, CLAIM_TIMEOUT)) {
+                    probeBeside(step);
                 }
             }
         } catch (RuntimeException e) {
@@ -123,6 +128,30 @@ public class OutageWatch {
             LOG.log(Level.WARNING, "The outage watch failed; it looks again in 2 s: {0}", String.valueOf(e));
         } finally {
             watching.set(false);
+        }
+    }
+
+    /**
+     * The probe on a thread of its own, so that the watch goes on reading the states every 2 s meanwhile (a pause made
+     * on another node reaches this one's consumers within seconds, whatever is being probed here).
+     */
+    private void probeBeside(StepDefinition step) {
+        probing.add(step);
+        Runnable probe = () -> {
+            try {
+                probes.probe(step);
+                states.refresh(); // this node obeys the outcome at once
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "The probe of step {0} of {1} failed to record its outcome; its claim lapses and it is"
+                        + " probed again: {2}", new Object[] {step.name(), step.pipeline(), String.valueOf(e)});
+            } finally {
+                probing.remove(step);
+            }
+        };
+        try {
+            executor.submit(probe);
+        } catch (java.util.concurrent.RejectedExecutionException busy) {
+            probe.run();
         }
     }
 

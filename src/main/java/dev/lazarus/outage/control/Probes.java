@@ -82,18 +82,24 @@ public class Probes {
     @Resource
     ManagedExecutorService executor;
 
+    /** The longest a probe may take, whatever probe-timeout says: well within the 2 minutes a node's claim of it lasts. */
+    static final Duration LONGEST_PROBE = Duration.ofSeconds(90);
+
     /** Probes the step (this node has claimed its probe) and records what it found. */
     public void probe(StepDefinition step) {
         HoldSettings now = settings.of(step);
+        Duration timeout = now.probeTimeout().compareTo(LONGEST_PROBE) > 0 ? LONGEST_PROBE : now.probeTimeout();
         long started = System.nanoTime();
         String what;
         boolean succeeded;
+        Future<String> probe = null;
         try {
-            Future<String> probe = executor.submit(() -> self.get().run(step));
-            what = probe.get(now.probeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            probe = executor.submit(() -> self.get().run(step));
+            what = probe.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             succeeded = true;
         } catch (TimeoutException e) {
-            what = "the probe took longer than " + now.probeTimeout();
+            probe.cancel(true); // its thread is interrupted, not left running beside the next probe
+            what = "the probe took longer than " + timeout;
             succeeded = false;
         } catch (ExecutionException e) {
             Throwable cause = unwrapped(e.getCause() != null ? e.getCause() : e);

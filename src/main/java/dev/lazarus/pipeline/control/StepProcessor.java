@@ -325,8 +325,17 @@ public class StepProcessor {
                 step.retryPolicy().maxDeliveryAttempts(), admission.failuresBefore(), admission.requeueCount(),
                 message.idempotencyKey(), parse(ledger.payload(message)));
         String output;
+        StepGate.Pass pass;
+        try {
+            pass = gate.enter(step);
+        } catch (InterruptedException shuttingDown) {
+            // waiting at the ramp-up's gate, not running the step: its transaction is rolled back, admission included,
+            // so the run is charged no attempt and the hold counts no failure
+            Thread.currentThread().interrupt();
+            return Outcome.ROLL_BACK;
+        }
         long started = System.nanoTime();
-        try (StepGate.Pass pass = gate.enter(step); Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
+        try (pass; Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
             JsonObject result = handler.get().handle(context);
             if (result == null) {
                 throw new IllegalStateException(step.handler().getSimpleName() + " returned no payload");
