@@ -233,8 +233,10 @@ class OutageControlIT extends LazarusIT {
 
     /**
      * Runs stopped while their step is held leave their messages at the head of its queue, waiting for nobody. A probe
-     * looks past them for the live runs behind: while the dependency is still away it fails, and the step stays held
-     * (it used to find only those messages, call that "nothing to protect", and let the step run into the outage).
+     * looks past them for the live runs behind: while the dependency is still away it fails, and the step stays held.
+     * (A probe that read only the first three messages' runs would call stopped runs' messages "nothing to protect" and
+     * let the step run into the outage; which messages a browser sees first depends on the broker's redelivery delays,
+     * so this test shows the outcome, not always that path.)
      */
     @Test
     void aProbeLooksPastMessagesNoRunWaitsForAndFailsWhileTheDependencyIsStillAway() {
