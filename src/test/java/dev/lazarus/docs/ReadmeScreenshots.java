@@ -55,6 +55,11 @@ public final class ReadmeScreenshots {
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("open-count")));
             shoot(browser, dir, "dashboard");
 
+            // every step's state; taken while one is paused or held, it shows the banner, the cause and the buttons
+            browser.get(app + "/admin/steps.xhtml");
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("steps")));
+            shoot(browser, dir, "steps");
+
             browser.get(app + "/admin/dead-letters.xhtml");
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("filters")));
             shoot(browser, dir, "dead-letters");

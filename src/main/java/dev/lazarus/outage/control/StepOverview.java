@@ -94,6 +94,7 @@ public class StepOverview {
                        @JsonbTypeSerializer(CauseOrNull.class) Cause cause, Long waiting, Long inFlight, Long consumers, Long dlqDepth, Double failureRate,
                        Instant nextProbeAt, int probesFailed) {
 
+        @jakarta.json.bind.annotation.JsonbTransient // a reading of state, not a field of its own
         public boolean isRunning() {
             return "RUNNING".equals(state);
         }

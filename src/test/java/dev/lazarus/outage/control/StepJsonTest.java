@@ -31,6 +31,7 @@ class StepJsonTest {
             assertTrue(json.containsKey(field), field + " in " + json);
         }
         assertEquals(JsonValue.NULL, json.get("cause"));
+        assertTrue(!json.containsKey("isRunning") && !json.containsKey("running"), "only the named fields: " + json);
     }
 
     @Test
