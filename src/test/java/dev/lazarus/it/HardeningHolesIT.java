@@ -207,6 +207,62 @@ class HardeningHolesIT {
                 + ", not of every dead letter: " + again.replaceAll("(?s)^.*<main>", "").substring(0, 600));
     }
 
+    /**
+     * The same on a dead letter's page, whose actions exist only for a dead letter it finds: a bean made anew for the
+     * postback learns the page's id from the view's state before it decides which buttons exist, so the page reloads
+     * saying it was out of date, with nothing done, instead of drawing "No dead letter" over a dead letter that is there.
+     */
+    @Test
+    void aButtonOnADeadLettersPageWhoseBeanIsGoneReloadsItAndDoesNothing() throws Exception {
+        String run = operator.startRun(PERMANENT);
+        Await.until("run " + run + " dead-lettered", Duration.ofSeconds(60), () -> viewer.run(run).getString("state"),
+                "DEAD_LETTERED"::equals);
+        long id = fixtures.deadLettersOf(UUID.fromString(run)).get(0).id();
+        String address = base + "admin/dead-letter.xhtml?id=" + id;
+        HttpClient http = HttpClient.newBuilder().cookieHandler(new CookieManager()).followRedirects(HttpClient.Redirect.NORMAL).build();
+        get(http, base + "admin/dashboard.xhtml");
+        post(http, base + "j_security_check", Map.of("j_username", "operator", "j_password", "operator-pw"), null);
+        String page = get(http, address);
+        for (int other = 0; other < 13; other++) {
+            get(http, base + "admin/dead-letter.xhtml?id=" + (900_000 + other)); // pages without a form: beans, no views
+        }
+        Map<String, String> fields = new LinkedHashMap<>(Map.of("actions", "actions", "actions:note", "pressed after its bean was gone",
+                "actions:addNote", "Add note"));
+        fields.put("jakarta.faces.ViewState", first(VIEW_STATE, page).replace("&#58;", ":"));
+        String answer = post(http, address, fields, address);
+
+        assertTrue(answer.contains("out of date"), answer);
+        assertTrue(!answer.contains("No dead letter"), "dead letter " + id + " is there: " + answer);
+        assertTrue(!viewer.get("api/dead-letters/" + id).ok().body().contains("pressed after its bean was gone"), "nothing was done");
+    }
+
+    /**
+     * The address of a page that is out of date is sent back in a redirect; the path of the request is decoded by then,
+     * so whoever wrote the address could put a line break in it (%0D%0A) and, with a long enough head, have the server
+     * write it raw: a header of the attacker's in the answer (a cookie, say). A path that is not a page's is answered
+     * with the dashboard's address.
+     */
+    @Test
+    void anOutOfDateAddressWithALineBreakAddsNoHeaderToTheAnswer() throws Exception {
+        URL url = new URL(base.toString());
+        String path = url.getPath() + "a%0D%0AX-Injected:%20yes%0D%0AX-Pad:%20" + "p".repeat(14_000) + ".xhtml";
+        String body = "jakarta.faces.ViewState=1";
+        try (java.net.Socket socket = new java.net.Socket(url.getHost(), url.getPort())) {
+            socket.setSoTimeout(10_000);
+            String request = "POST " + path + " HTTP/1.1\r\nHost: " + url.getHost() + ":" + url.getPort()
+                    + "\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: " + body.length()
+                    + "\r\nConnection: close\r\n\r\n" + body;
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            String head = answer.contains("\r\n\r\n") ? answer.substring(0, answer.indexOf("\r\n\r\n")) : answer;
+            assertTrue(head.startsWith("HTTP/1.1 "), head.substring(0, Math.min(200, head.length())));
+            assertTrue(Integer.parseInt(head.substring(9, 12)) < 500, head.substring(0, Math.min(300, head.length())));
+            for (String line : head.split("\r\n")) {
+                assertTrue(!line.startsWith("X-Injected"), "a header from the address: " + line);
+            }
+        }
+    }
+
     /** README, Hostile input: bad input gets a message or a 4xx, never a 500 (each 500 also logs 8 KB of stack trace). */
     @Test
     void aViewStateNamedStatelessIsNotAServerError() throws Exception {

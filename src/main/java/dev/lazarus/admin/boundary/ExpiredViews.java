@@ -77,15 +77,26 @@ public class ExpiredViews extends ExceptionHandlerFactory {
      * page is what brought the request here).
      */
     static String pageOf(FacesContext faces, String viewId, boolean restored) {
+        ExternalContext external = faces.getExternalContext();
+        if (!PAGE.matcher(viewId).matches()) {
+            // the view id is the request's path, decoded: whoever wrote the address chose it (control characters, a
+            // header of its own); nothing of it goes into the answer's Location, the dashboard does
+            return external.getRequestContextPath() + DASHBOARD;
+        }
         if (restored) {
             return faces.getApplication().getViewHandler().getRedirectURL(faces, viewId, Map.of(), true);
         }
-        ExternalContext external = faces.getExternalContext();
-        String query = ((HttpServletRequest) external.getRequest()).getQueryString();
-        String parameters = query == null ? "" : Arrays.stream(query.split("&"))
+        String query = ((HttpServletRequest) external.getRequest()).getQueryString(); // as sent: encoded, no control characters
+        String parameters = query == null || query.length() > MAX_QUERY ? "" : Arrays.stream(query.split("&"))
                 .filter(parameter -> !parameter.isEmpty() && !onlyForFaces(parameter)).collect(Collectors.joining("&"));
         return external.getRequestContextPath() + viewId + (parameters.isEmpty() ? "" : "?" + parameters);
     }
+
+    /** A page of this application: what a view id may be to be sent back in a redirect. */
+    private static final java.util.regex.Pattern PAGE = java.util.regex.Pattern.compile("/[A-Za-z0-9][A-Za-z0-9/._-]{0,199}");
+    private static final String DASHBOARD = "/admin/dashboard.xhtml";
+    /** A page's parameters (an id, a filter) are short; a longer query is not sent back, the page is drawn without it. */
+    private static final int MAX_QUERY = 8 * 1024;
 
     private static boolean onlyForFaces(String parameter) {
         try {

@@ -23,6 +23,19 @@ public class PageParameter extends UIViewParameter {
     public void decode(FacesContext context) {
         if (context.isPostback()) {
             setValid(true); // the submitted value stays the one the view's state holds: the value the page was drawn with
+            // and the page bean learns it now, not at the end of the postback's model update: a bean made anew for the
+            // postback (the session no longer kept the one that drew the page) decides which parts of the page exist
+            // (a dead letter's actions, say) before that, and would otherwise find no id, skip the button pressed and
+            // draw "no such dead letter"
+            jakarta.el.ValueExpression target = getValueExpression("value");
+            Object drawnWith = getSubmittedValue();
+            if (target != null && drawnWith != null) {
+                try {
+                    target.setValue(context.getELContext(), getConvertedValue(context, drawnWith));
+                } catch (jakarta.faces.convert.ConverterException | jakarta.el.ELException notForThisBean) {
+                    // left to the model update, which reports it as Faces does
+                }
+            }
             return;
         }
         super.decode(context);
