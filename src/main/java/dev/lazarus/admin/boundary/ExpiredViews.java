@@ -58,6 +58,9 @@ public class ExpiredViews extends ExceptionHandlerFactory {
         private static void reload(ViewExpiredException expired) {
             FacesContext faces = FacesContext.getCurrentInstance();
             ExternalContext external = faces.getExternalContext();
+            if (external.isResponseCommitted()) {
+                return; // answered already: a posted address that is no page at all is a 404, which Faces has sent
+            }
             external.getFlash().setKeepMessages(true);
             faces.addMessage(null, new FacesMessage(FacesMessage.SEVERITY_WARN, FacesActions.OUT_OF_DATE, null));
             try {
