@@ -178,35 +178,44 @@ public class Probes {
     private record Waiting(StepMessage message, Run run) {
     }
 
+    /** How many messages a probe looks at, on each broker, for runs to try. */
+    static final int LOOKED_AT = 200;
+
     /**
-     * The first few step messages waiting in the step's queue (on any broker) that a live run waits for, of
-     * {@value #DRY_RUNS} different runs, oldest first: looked for among the first 50 on each broker. Garbage, and messages
-     * no run waits for (a run stopped, discarded or moved on while the step was held: the step would refuse them, not run
-     * them), are passed over, so that a few of those at the head of the queue do not make a probe "succeed" with
-     * nothing tried while live runs wait behind them.
+     * A few step messages waiting in the step's queue (on any broker) that a live run waits for, of {@value #DRY_RUNS}
+     * different runs, looked for among the first {@value #LOOKED_AT} on each broker: first runs that have not failed at
+     * the step yet ({@code PENDING}), oldest first, then, if there are not enough of those, runs that have
+     * ({@code RETRYING}). A burst of poison messages (ones that fail whatever the dependency does, retryably) can hold a
+     * step, and their redeliveries then fill the head of its queue; a probe that tried them would fail for as long as
+     * they wait there, and keep the step held while the runs behind them wait. Garbage, and messages no run waits for (a
+     * run stopped, discarded or moved on while the step was held: the step would refuse them, not run them), are passed
+     * over.
      */
     private List<Waiting> oldestWaiting(StepDefinition step) throws jakarta.jms.JMSException {
-        Map<java.util.UUID, Waiting> found = new LinkedHashMap<>();
+        Map<java.util.UUID, Waiting> fresh = new LinkedHashMap<>();
+        Map<java.util.UUID, Waiting> failedBefore = new LinkedHashMap<>();
         for (dev.lazarus.platform.control.Brokers.Broker broker : brokers.all()) {
             try (JMSContext context = broker.open();
                  QueueBrowser browser = context.createBrowser(context.createQueue(step.queue()))) {
                 Enumeration<?> messages = browser.getEnumeration();
-                for (int looked = 0; messages.hasMoreElements() && looked < 50 && found.size() < DRY_RUNS; looked++) {
+                for (int looked = 0; messages.hasMoreElements() && looked < LOOKED_AT && fresh.size() < DRY_RUNS; looked++) {
                     try {
                         StepMessage message = StepMessage.from((Message) messages.nextElement());
-                        if (!found.containsKey(message.runId())) {
-                            runs.find(message.runId()).filter(r -> r.accepts(step.name(), message.generation()))
-                                    .ifPresent(run -> found.put(message.runId(), new Waiting(message, run)));
+                        if (fresh.containsKey(message.runId()) || failedBefore.containsKey(message.runId())) {
+                            continue;
                         }
+                        runs.find(message.runId()).filter(r -> r.accepts(step.name(), message.generation())).ifPresent(run ->
+                                (run.state() == dev.lazarus.pipeline.entity.RunState.PENDING ? fresh : failedBefore)
+                                        .put(message.runId(), new Waiting(message, run)));
                     } catch (StepMessage.MalformedStepMessage | RuntimeException notAStepMessage) {
                         // garbage waits there too: the next one
                     }
                 }
             }
-            if (found.size() >= DRY_RUNS) {
+            if (fresh.size() >= DRY_RUNS) {
                 break;
             }
         }
-        return List.copyOf(found.values());
+        return java.util.stream.Stream.concat(fresh.values().stream(), failedBefore.values().stream()).limit(DRY_RUNS).toList();
     }
 }
