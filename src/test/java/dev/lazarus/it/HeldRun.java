@@ -24,7 +24,9 @@ final class HeldRun implements AutoCloseable {
 
     /** Locks the run's row, which must be in {@code state}; the lock is held until {@link #close}. */
     static HeldRun lock(String runId, String state) {
-        String url = "jdbc:postgresql://127.0.0.1:" + Integer.getInteger("it.db.port", 5533) + "/lazarus";
+        // the tests' database: the stack's own (embedded, on it.db.port) or the machine's (-Dlazarus.db=postgresql, 5432)
+        int port = "postgresql".equals(System.getProperty("it.db")) ? 5432 : Integer.getInteger("it.db.port", 5533);
+        String url = "jdbc:postgresql://127.0.0.1:" + port + "/lazarus";
         try {
             Connection connection = DriverManager.getConnection(url, "lazarus", "lazarus");
             try {
