@@ -64,9 +64,15 @@ final class BenchReport {
                     .add("bare_relay_hops_per_s", round(d.relay.perSecond()))
                     .add("raw_broker_msgs_per_s", round(d.rawBrokerMsgsPerS))
                     .add("ratio_to_relay", round(d.ratioToRelay()))
+                    .add("plain_relay_hops_per_s", round(d.plainRelay.perSecond()))
+                    .add("ratio_to_plain_relay", round(d.ratioToPlainRelay()))
+                    .add("plain_relay_cpu_ms_per_hop", round(d.plainRelay.cpuMillisPerUnit()))
                     .add("lazarus_cpu_ms_per_step", round(d.steps.cpuMillisPerUnit()))
                     .add("lazarus_database_cpu_ms_per_step", round(d.steps.databaseCpuMillisPerUnit()))
                     .add("bare_relay_cpu_ms_per_hop", round(d.relay.cpuMillisPerUnit()))
+                    .add("lazarus_broker_cpu_ms_per_step", round(d.steps.brokerCpuMillisPerUnit()))
+                    .add("bare_relay_broker_cpu_ms_per_hop", round(d.relay.brokerCpuMillisPerUnit()))
+                    .add("plain_relay_broker_cpu_ms_per_hop", round(d.plainRelay.brokerCpuMillisPerUnit()))
                     .add("end_to_end_runs_per_s", round(d.endToEnd.runsPerS()))
                     .add("submissions_per_s", round(d.endToEnd.submittedPerS()))
                     .add("batch_submission_runs_per_s", round(d.batchSubmission.perSecond()))
@@ -83,6 +89,19 @@ final class BenchReport {
                     .add("idle_cpu_percent", round(d.idleCpuPercent)));
         }
         root.add("databases", all);
+        JsonObjectBuilder spike = Json.createObjectBuilder();
+        for (Database d : databases) {
+            if (d.xaLedgerRelay != null) {
+                spike.add(d.name, Json.createObjectBuilder()
+                        .add("xa_ledger_hops_per_s", round(d.xaLedgerRelay.perSecond()))
+                        .add("xa_ledger_cpu_ms_per_hop", round(d.xaLedgerRelay.cpuMillisPerUnit()))
+                        .add("xa_ledger_database_cpu_ms_per_hop", round(d.xaLedgerRelay.databaseCpuMillisPerUnit()))
+                        .add("idempotent_ledger_hops_per_s", round(d.idempotentLedgerRelay.perSecond()))
+                        .add("idempotent_ledger_cpu_ms_per_hop", round(d.idempotentLedgerRelay.cpuMillisPerUnit()))
+                        .add("idempotent_ledger_database_cpu_ms_per_hop", round(d.idempotentLedgerRelay.databaseCpuMillisPerUnit())));
+            }
+        }
+        root.add("hot_path_spike", spike);
         StringWriter text = new StringWriter();
         try (var writer = Json.createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING, true)).createWriter(text)) {
             writer.write(root.build());
@@ -99,9 +118,24 @@ final class BenchReport {
         row(md, "Lazarus, 3-step demo pipeline: steps/s", d -> fmt(d.steps.perSecond()));
         row(md, "bare XA relay in the same WildFly: hops/s", d -> fmt(d.relay.perSecond()));
         row(md, "**ratio_to_relay**", d -> String.format(Locale.ROOT, "**%.2f**", d.ratioToRelay()));
+        row(md, "non-transacted relay (auto-acknowledge, plain send; guarantees nothing): hops/s", d -> fmt(d.plainRelay.perSecond()));
+        row(md, "**ratio_to_plain_relay**", d -> String.format(Locale.ROOT, "**%.2f**", d.ratioToPlainRelay()));
         row(md, "raw broker (`artemis perf client`, persistent, 100 in flight): msg/s", d -> fmt(d.rawBrokerMsgsPerS));
+        if (databases.stream().anyMatch(d -> d.xaLedgerRelay != null)) {
+            row(md, "spike, the XA ledger relay (a read and one statement per hop, in the XA transaction): hops/s, CPU per hop"
+                    + " WildFly + PostgreSQL", d -> d.xaLedgerRelay == null ? "" : String.format(Locale.ROOT, "%s, %.2f + %.2f ms",
+                    fmt(d.xaLedgerRelay.perSecond()), d.xaLedgerRelay.cpuMillisPerUnit(), d.xaLedgerRelay.databaseCpuMillisPerUnit()));
+            row(md, "spike, the idempotent ledger relay (the same, committed first; sent with a duplicate id; acknowledged last):"
+                    + " hops/s, CPU per hop WildFly + PostgreSQL", d -> d.idempotentLedgerRelay == null ? "" : String.format(Locale.ROOT,
+                    "%s, %.2f + %.2f ms", fmt(d.idempotentLedgerRelay.perSecond()), d.idempotentLedgerRelay.cpuMillisPerUnit(),
+                    d.idempotentLedgerRelay.databaseCpuMillisPerUnit()));
+        }
         row(md, "WildFly CPU per Lazarus step / per relay hop", d -> String.format(Locale.ROOT, "%.2f ms / %.2f ms",
                 d.steps.cpuMillisPerUnit(), d.relay.cpuMillisPerUnit()));
+        row(md, "WildFly CPU per non-transacted relay hop", d -> String.format(Locale.ROOT, "%.2f ms", d.plainRelay.cpuMillisPerUnit()));
+        row(md, "broker CPU per Lazarus step / per relay hop / per non-transacted hop", d -> String.format(Locale.ROOT,
+                "%.2f ms / %.2f ms / %.2f ms", d.steps.brokerCpuMillisPerUnit(), d.relay.brokerCpuMillisPerUnit(),
+                d.plainRelay.brokerCpuMillisPerUnit()));
         row(md, "PostgreSQL CPU per Lazarus step (the relay uses none)", d -> String.format(Locale.ROOT, "%.2f ms",
                 d.steps.databaseCpuMillisPerUnit()));
         row(md, "end to end, submitting while running: runs/s (submissions alone)", d -> String.format(Locale.ROOT, "%s (%s)",
@@ -169,6 +203,11 @@ final class BenchReport {
         final String name;
         double rawBrokerMsgsPerS;
         Rate relay;
+        /** The same three hops without a transaction: the floor of a JMS hop here. */
+        Rate plainRelay;
+        /** The hot path's spike (with -Dbench.spike=true), else null. */
+        Rate xaLedgerRelay;
+        Rate idempotentLedgerRelay;
         Rate steps;
         /** The step phase's runs, submitted in batches of 1 000: runs per second. */
         Rate batchSubmission;
@@ -185,10 +224,23 @@ final class BenchReport {
         double ratioToRelay() {
             return steps.perSecond() / relay.perSecond();
         }
+
+        double ratioToPlainRelay() {
+            return steps.perSecond() / plainRelay.perSecond();
+        }
     }
 
-    /** Units of work (steps, hops) in a time, and the WildFly and database server CPU they took (0: not measured). */
-    record Rate(long units, Duration took, long cpuMillis, long databaseCpuMillis) {
+    /** Units of work (steps, hops) in a time, and the WildFly, database server and broker CPU they took (0: not measured). */
+    record Rate(long units, Duration took, long cpuMillis, long databaseCpuMillis, long brokerCpuMillis) {
+
+        Rate(long units, Duration took, long cpuMillis, long databaseCpuMillis) {
+            this(units, took, cpuMillis, databaseCpuMillis, 0);
+        }
+
+        double brokerCpuMillisPerUnit() {
+            return brokerCpuMillis / (double) units;
+        }
+
         double databaseCpuMillisPerUnit() {
             return databaseCpuMillis / (double) units;
         }

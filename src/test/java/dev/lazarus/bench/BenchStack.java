@@ -1,9 +1,9 @@
 package dev.lazarus.bench;
 
-import dev.lazarus.bench.relay.RelayFirstHop;
+import dev.lazarus.bench.relay.IdempotentLedgerHop;
+import dev.lazarus.bench.relay.PlainHop;
 import dev.lazarus.bench.relay.RelayHop;
-import dev.lazarus.bench.relay.RelaySecondHop;
-import dev.lazarus.bench.relay.RelayThirdHop;
+import dev.lazarus.bench.relay.XaLedgerHop;
 import dev.lazarus.it.Api;
 import dev.lazarus.it.Broker;
 import java.io.IOException;
@@ -13,12 +13,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.StringAsset;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
@@ -94,15 +98,30 @@ final class BenchStack implements AutoCloseable {
         }
     }
 
-    /** Builds the bare relay's WAR from its classes and deploys it next to Lazarus. */
+    /**
+     * Builds the relays' WAR from their classes and deploys it next to Lazarus: the bare XA relay, the non-transacted
+     * relay, and the two ledger relays of the hot path's spike (with their tables in Lazarus's database).
+     */
     private void deployRelay(Path benchDir) throws IOException, InterruptedException {
-        broker.createQueue(RelayHop.FIRST);
-        broker.createQueue(RelayHop.SECOND);
-        broker.createQueue(RelayHop.THIRD);
-        broker.createQueue(RelayHop.DONE);
+        for (String queue : List.of(RelayHop.FIRST, RelayHop.SECOND, RelayHop.THIRD, RelayHop.DONE,
+                PlainHop.FIRST, PlainHop.SECOND, PlainHop.THIRD, PlainHop.DONE,
+                XaLedgerHop.FIRST, XaLedgerHop.SECOND, XaLedgerHop.THIRD, XaLedgerHop.DONE,
+                IdempotentLedgerHop.FIRST, IdempotentLedgerHop.SECOND, IdempotentLedgerHop.THIRD, IdempotentLedgerHop.DONE)) {
+            broker.createQueue(queue);
+        }
+        try (Connection connection = connect(); Statement ddl = connection.createStatement()) {
+            // what a step's record is at its leanest: the item (a run) and a row per hop (a step execution)
+            ddl.execute("create table if not exists bench_ledger (id uuid primary key, hop int not null, payload text not null,"
+                    + " version bigint not null default 0, updated_at timestamptz not null default now())");
+            ddl.execute("create table if not exists bench_ledger_step (id bigserial primary key, item_id uuid not null,"
+                    + " hop int not null, finished_at timestamptz not null)");
+            ddl.execute("create index if not exists bench_ledger_step_item on bench_ledger_step (item_id, hop)");
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not create the ledger relays' tables: " + e.getMessage(), e);
+        }
         Path war = benchDir.resolve("bench-relay.war");
         ShrinkWrap.create(WebArchive.class, "bench-relay.war")
-                .addClasses(RelayHop.class, RelayFirstHop.class, RelaySecondHop.class, RelayThirdHop.class)
+                .addPackage(RelayHop.class.getPackage())
                 // a CDI archive, so that the hops' JMSContext is injected
                 .addAsWebInfResource(new StringAsset("<beans xmlns=\"https://jakarta.ee/xml/ns/jakartaee\" version=\"4.0\""
                         + " bean-discovery-mode=\"all\"/>"), "beans.xml")
@@ -119,7 +138,31 @@ final class BenchStack implements AutoCloseable {
             }
             Thread.sleep(250);
         }
-        PipelineBenchmark.log("bare relay deployed next to Lazarus");
+        PipelineBenchmark.log("the relays deployed next to Lazarus");
+    }
+
+    /** Adds {@code count} items for a ledger relay, each with a payload the size of the demo's, and returns their ids. */
+    List<UUID> ledgerItems(int count) {
+        List<UUID> ids = new ArrayList<>(count);
+        try (Connection connection = connect();
+             PreparedStatement insert = connection.prepareStatement("insert into bench_ledger (id, hop, payload) values (?, 0, ?)")) {
+            connection.setAutoCommit(false);
+            for (int i = 0; i < count; i++) {
+                UUID id = UUID.randomUUID();
+                ids.add(id);
+                insert.setObject(1, id);
+                insert.setString(2, "{\"url\":\"https://bench.example.org/doc-" + id + ".html\",\"title\":\"A document\"}");
+                insert.addBatch();
+                if (i % 1000 == 999) {
+                    insert.executeBatch();
+                }
+            }
+            insert.executeBatch();
+            connection.commit();
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not add the ledger items: " + e.getMessage(), e);
+        }
+        return ids;
     }
 
     /** What the database holds on disk: PostgreSQL's {@code pg_database_size}. */
@@ -159,6 +202,11 @@ final class BenchStack implements AutoCloseable {
             }
         }
         return ProcessCpu.treeMillis(postmaster);
+    }
+
+    /** CPU time of the broker alone, in milliseconds. */
+    long brokerCpuMillis() {
+        return ProcessCpu.millis(dir.resolve("broker/data/artemis.pid"));
     }
 
     /** CPU time of WildFly alone, in milliseconds. */

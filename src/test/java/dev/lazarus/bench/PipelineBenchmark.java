@@ -1,6 +1,9 @@
 package dev.lazarus.bench;
 
+import dev.lazarus.bench.relay.IdempotentLedgerHop;
+import dev.lazarus.bench.relay.PlainHop;
 import dev.lazarus.bench.relay.RelayHop;
+import dev.lazarus.bench.relay.XaLedgerHop;
 import dev.lazarus.it.Api;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -64,6 +67,11 @@ public final class PipelineBenchmark {
     private final boolean profile = Boolean.getBoolean("bench.jfr");
     /** Only the bare relay and the step phase, and no report: a quick look while working on the hot path. */
     private final boolean quick = Boolean.getBoolean("bench.quick");
+    /**
+     * Also measures the hot path's spike (issue #22): the same least bookkeeping a step needs (a read, then one statement
+     * that moves the item and records the hop) once in the XA transaction and once as an idempotent consumer.
+     */
+    private final boolean spike = Boolean.getBoolean("bench.spike");
     private final AtomicLong sequence = new AtomicLong();
 
     public static void main(String[] args) throws Exception {
@@ -114,10 +122,12 @@ public final class PipelineBenchmark {
         BenchReport.Database result = new BenchReport.Database(stack.database);
         result.rawBrokerMsgsPerS = quick ? 0 : rawBroker(stack);
 
-        log("[%s] bare relay: warm-up, then %d messages through 3 hops", stack.database, relayMessages);
-        relay(stack, Math.max(500, relayMessages / 10));
-        result.relay = relay(stack, relayMessages);
-        log("[%s] bare relay: %.0f hops/s, %.2f ms CPU per hop", stack.database, result.relay.perSecond(), result.relay.cpuMillisPerUnit());
+        result.relay = relay(stack, Relay.XA);
+        result.plainRelay = relay(stack, Relay.PLAIN);
+        if (spike) {
+            result.xaLedgerRelay = relay(stack, Relay.XA_LEDGER);
+            result.idempotentLedgerRelay = relay(stack, Relay.IDEMPOTENT_LEDGER);
+        }
 
         log("[%s] Lazarus: warm-up, then %d runs (%d steps) from a paused first queue", stack.database, runs, runs * STEPS_PER_RUN);
         steps(stack, Math.max(100, runs / 10), null);
@@ -128,9 +138,10 @@ public final class PipelineBenchmark {
         if (profile) {
             stack.stopRecording("steps");
         }
-        log("[%s] Lazarus: %.0f steps/s, %.2f ms WildFly CPU + %.2f ms PostgreSQL CPU per step; ratio to the relay %.2f; batch submission %.0f runs/s",
+        log("[%s] Lazarus: %.0f steps/s, CPU per step: %.2f ms WildFly + %.2f ms PostgreSQL + %.2f ms broker; ratio to the relay"
+                        + " %.2f, to the non-transacted relay %.2f; batch submission %.0f runs/s",
                 stack.database, result.steps.perSecond(), result.steps.cpuMillisPerUnit(), result.steps.databaseCpuMillisPerUnit(),
-                result.steps.perSecond() / result.relay.perSecond(),
+                result.steps.brokerCpuMillisPerUnit(), result.ratioToRelay(), result.ratioToPlainRelay(),
                 result.batchSubmission.perSecond());
         if (quick) {
             return result;
@@ -162,22 +173,57 @@ public final class PipelineBenchmark {
         return rate;
     }
 
-    // ---- the bare relay ----
+    // ---- the relays ----
 
-    private BenchReport.Rate relay(BenchStack stack, int messages) throws Exception {
-        stack.broker.removeAllMessages(RelayHop.DONE);
-        stack.broker.pause(RelayHop.FIRST);
-        stack.broker.sendMany(RelayHop.FIRST, messages, i -> "{\"n\":" + i + "}");
+    /** A relay the benchmark measures: three hops from {@code first}, ending in {@code done}. */
+    enum Relay {
+        XA("bare XA relay", RelayHop.FIRST, RelayHop.DONE, false),
+        PLAIN("non-transacted relay", PlainHop.FIRST, PlainHop.DONE, false),
+        XA_LEDGER("XA ledger relay (spike)", XaLedgerHop.FIRST, XaLedgerHop.DONE, true),
+        IDEMPOTENT_LEDGER("idempotent ledger relay (spike)", IdempotentLedgerHop.FIRST, IdempotentLedgerHop.DONE, true);
+
+        final String label;
+        final String first;
+        final String done;
+        /** Whether its hops keep a record in the database (the messages name items the benchmark adds first). */
+        final boolean ledger;
+
+        Relay(String label, String first, String done, boolean ledger) {
+            this.label = label;
+            this.first = first;
+            this.done = done;
+            this.ledger = ledger;
+        }
+    }
+
+    /** A warm-up of a tenth, then {@code bench.relay.messages} messages through the relay's three hops. */
+    private BenchReport.Rate relay(BenchStack stack, Relay relay) throws Exception {
+        log("[%s] %s: warm-up, then %d messages through 3 hops", stack.database, relay.label, relayMessages);
+        relay(stack, relay, Math.max(500, relayMessages / 10));
+        BenchReport.Rate rate = relay(stack, relay, relayMessages);
+        log("[%s] %s: %.0f hops/s, CPU per hop: %.2f ms WildFly + %.2f ms PostgreSQL + %.2f ms broker", stack.database, relay.label,
+                rate.perSecond(), rate.cpuMillisPerUnit(), rate.databaseCpuMillisPerUnit(), rate.brokerCpuMillisPerUnit());
+        return rate;
+    }
+
+    private BenchReport.Rate relay(BenchStack stack, Relay relay, int messages) throws Exception {
+        stack.broker.removeAllMessages(relay.done);
+        stack.broker.pause(relay.first);
+        List<java.util.UUID> items = relay.ledger ? stack.ledgerItems(messages) : List.of();
+        stack.broker.sendMany(relay.first, messages, i -> relay.ledger ? items.get(i) + ":0" : "{\"n\":" + i + "}");
         long cpu = stack.wildflyCpuMillis();
+        long databaseCpu = stack.databaseCpuMillis();
+        long brokerCpu = stack.brokerCpuMillis();
         Instant start = Instant.now();
-        stack.broker.resume(RelayHop.FIRST);
-        Progress progress = new Progress("the relay's messages through 3 hops");
-        for (long done = 0; done < messages; done = stack.broker.messageCount(RelayHop.DONE)) {
+        stack.broker.resume(relay.first);
+        Progress progress = new Progress("the " + relay.label + "'s messages through 3 hops");
+        for (long done = 0; done < messages; done = stack.broker.messageCount(relay.done)) {
             progress.check(done, messages);
             Thread.sleep(100);
         }
         Duration took = Duration.between(start, Instant.now());
-        return new BenchReport.Rate(messages * 3L, took, stack.wildflyCpuMillis() - cpu, 0);
+        return new BenchReport.Rate(messages * 3L, took, stack.wildflyCpuMillis() - cpu, stack.databaseCpuMillis() - databaseCpu,
+                stack.brokerCpuMillis() - brokerCpu);
     }
 
     // ---- Lazarus ----
@@ -202,11 +248,12 @@ public final class PipelineBenchmark {
         }
         long cpu = stack.wildflyCpuMillis();
         long databaseCpu = stack.databaseCpuMillis();
+        long brokerCpu = stack.brokerCpuMillis();
         Instant start = Instant.now();
         awaitCompleted(stack, before + count, start.plus(PHASE_TIMEOUT));
         Duration took = Duration.between(start, Instant.now());
         return new BenchReport.Rate((long) count * STEPS_PER_RUN, took, stack.wildflyCpuMillis() - cpu,
-                stack.databaseCpuMillis() - databaseCpu);
+                stack.databaseCpuMillis() - databaseCpu, stack.brokerCpuMillis() - brokerCpu);
     }
 
     private BenchReport.EndToEnd endToEnd(BenchStack stack, int count) throws Exception {

@@ -27,7 +27,8 @@ import java.util.Map;
  * requeue started on node 1 must take every one of them out of whichever broker holds it ({@code redispatched}
  * 0: none had to be sent again from the database because its message was not found); the requeued runs then
  * fail again as their shape says, each with one dead letter; and node 2's API answers with the same dead letters
- * as node 1's.
+ * as node 1's. Last, a node lost for good ({@link #nodeLostForGood}): a batch submitted to node 1, node 1 killed a few
+ * seconds later and never started again; node 2 must finish every one of its runs within a minute, with no operator.
  *
  * <pre>
  * mvn -Pcluster package
@@ -49,7 +50,10 @@ public final class TopologyDrill {
         if (System.getProperty("drill.stack-dir") == null) {
             System.setProperty("drill.stack-dir", "target/cluster");
         }
-        FaultDrill.main(Fault.TOPOLOGY, 600, 2, TopologyDrill::deadLettersOnBothBrokers);
+        FaultDrill.main(Fault.TOPOLOGY, 600, 2, (stack, runs) -> {
+            List<String> problems = deadLettersOnBothBrokers(stack, runs);
+            return problems.isEmpty() ? nodeLostForGood(stack) : problems;
+        });
     }
 
     private static List<String> deadLettersOnBothBrokers(DemoStack stack, Map<String, RunShape> drillRuns) throws Exception {
@@ -107,6 +111,69 @@ public final class TopologyDrill {
             problems.add("node 1 shows " + onNodeOne + " dead letters, node 2 " + onNodeTwo);
         }
         return problems;
+    }
+
+    /** How many runs the lost node is given in one batch, and how long the survivor has to finish them. */
+    private static final int LOST_NODE_RUNS = Integer.getInteger("drill.lost-node.runs", 400);
+    private static final Duration LOST_NODE_DEADLINE = Duration.parse(System.getProperty("drill.lost-node.within", "PT60S"));
+
+    /**
+     * A node lost for good: {@value #LOST_NODE_RUNS} runs submitted to node 1 in one batch, node 1 killed with
+     * {@code kill -9} about three seconds later (runs in every state: waiting for their first message, in a step, between
+     * a step's commit and its next message) and never started again. Node 2 must complete every run within
+     * {@code drill.lost-node.within} (a minute) of the kill: the messages node 1's consumers held go back to their
+     * queues when its connections die, and the dispatches it recorded but had not sent are sent again by node 2 once
+     * node 1 has been silent for {@code lazarus.dispatch.node-silent-after}. None dead-lettered, no effect doubled.
+     */
+    static List<String> nodeLostForGood(DemoStack stack) throws Exception {
+        List<String> problems = new ArrayList<>();
+        Api nodeTwo = new Api(URI.create("http://127.0.0.1:8280/lazarus/").toURL(), "viewer", "viewer-pw");
+        int effectsBefore = stack.effects().getInt("duplicateEffects");
+        StringBuilder batch = new StringBuilder("{\"runs\":[");
+        for (int i = 0; i < LOST_NODE_RUNS; i++) {
+            batch.append(i > 0 ? "," : "").append("{\"pipeline\":\"document-ingestion\",\"payload\":")
+                    .append(RunShape.QUICK.payload).append('}');
+        }
+        Api.Response created = stack.operator.post("api/runs/batch", batch.append("]}").toString());
+        if (created.status() != 201) {
+            return List.of("the batch was refused by node 1: " + created.status() + " " + created.body());
+        }
+        List<String> runs = created.json().getJsonArray("runs").stream().map(r -> r.asJsonObject().getString("id")).toList();
+        Thread.sleep(3_000);
+        stack.stack("cluster-node-kill", "1");
+        Instant killed = Instant.now();
+        log("node lost for good: %d runs submitted to node 1 in one batch, node 1 killed 3 s later and left down", runs.size());
+        Instant deadline = killed.plus(LOST_NODE_DEADLINE);
+        Map<String, Integer> ends = Map.of();
+        while (Instant.now().isBefore(deadline.plusSeconds(30))) {
+            ends = ends(nodeTwo, runs);
+            if (ends.getOrDefault("live", 0) == 0) {
+                break;
+            }
+            Thread.sleep(1_000);
+        }
+        Duration took = Duration.between(killed, Instant.now());
+        log("node 2 ended them %d s after node 1 was killed: %s", took.toSeconds(), ends);
+        if (!Map.of("COMPLETED", runs.size()).equals(ends)) {
+            problems.add("every run node 1 had should complete on node 2; found " + ends);
+        } else if (took.compareTo(LOST_NODE_DEADLINE) > 0) {
+            problems.add("node 2 took " + took.toSeconds() + " s to complete node 1's runs, more than " + LOST_NODE_DEADLINE.toSeconds() + " s");
+        }
+        int duplicates = nodeTwo.get("api/demo/index-effects").ok().json().getInt("duplicateEffects") - effectsBefore;
+        if (duplicates != 0) {
+            problems.add(duplicates + " index effects committed twice");
+        }
+        return problems;
+    }
+
+    /** How many of the runs are in each end state, and how many are still live. */
+    private static Map<String, Integer> ends(Api viewer, List<String> runs) {
+        Map<String, Integer> ends = new java.util.TreeMap<>();
+        for (String id : runs) {
+            String state = viewer.run(id).getString("state");
+            ends.merge("COMPLETED".equals(state) || "DEAD_LETTERED".equals(state) ? state : "live", 1, Integer::sum);
+        }
+        return ends;
     }
 
     private static JsonObject awaitJob(DemoStack stack, String job) throws InterruptedException {

@@ -161,6 +161,24 @@ public class Broker {
         }
     }
 
+    /** How many messages {@code queue} has taken in since the broker started (sent to it, redelivered ones not counted). */
+    public long messagesAdded(String queue) {
+        return ((Number) attribute(ResourceNames.QUEUE + queue, "messagesAdded")).longValue();
+    }
+
+    private Object attribute(String resource, String attribute) {
+        try (QueueConnection connection = factory.createQueueConnection();
+             QueueSession session = connection.createQueueSession(false, Session.AUTO_ACKNOWLEDGE)) {
+            connection.start();
+            QueueRequestor requestor = new QueueRequestor(session, ActiveMQJMSClient.createQueue("activemq.management"));
+            Message request = session.createMessage();
+            JMSManagementHelper.putAttribute(request, resource, attribute);
+            return JMSManagementHelper.getResult(requestor.request(request));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** What the broker counts on {@code queue}: waiting, scheduled for redelivery and being delivered. */
     public long messageCount(String queue) {
         try (QueueConnection connection = factory.createQueueConnection();

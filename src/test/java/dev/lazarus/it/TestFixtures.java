@@ -162,7 +162,7 @@ public class TestFixtures {
     }
 
     @Inject
-    dev.lazarus.pipeline.control.StepLedger ledger;
+    dev.lazarus.pipeline.control.StepRecords records;
 
     @Inject
     dev.lazarus.pipeline.control.Pipelines pipelines;
@@ -178,7 +178,7 @@ public class TestFixtures {
         dev.lazarus.pipeline.control.StepMessage message = new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation());
         read.countDown();
         proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
-        ledger.succeeded(message, pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}", null);
+        records.succeeded(message, pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}");
     }
 
     /**
@@ -189,8 +189,8 @@ public class TestFixtures {
     public void succeedAndWaitBeforeCommitting(UUID runId, String step, java.util.concurrent.CountDownLatch written,
                                                java.util.concurrent.CountDownLatch proceed) throws InterruptedException {
         Run run = em.find(Run.class, runId);
-        ledger.succeeded(new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation()),
-                pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}", null);
+        records.succeeded(new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation()),
+                pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}");
         written.countDown();
         proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
     }

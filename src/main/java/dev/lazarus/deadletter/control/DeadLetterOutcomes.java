@@ -2,9 +2,8 @@ package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.pipeline.control.DeliveryOutcomes;
-import dev.lazarus.pipeline.control.StepDefinition;
-import dev.lazarus.pipeline.control.StepDispatcher;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.platform.control.Failures;
 import dev.lazarus.platform.control.Metrics;
@@ -13,15 +12,16 @@ import jakarta.inject.Inject;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
+import jakarta.transaction.Transactional;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * What follows when a delivery does not end in its step's success: the consumer says what it saw
+ * What follows when a delivery may not run its step or failed for good: the consumer says what it saw
  * ({@link DeliveryOutcomes}), and this names the reason and hands it to the one dead-letter service, the DLQs and
- * the requeue service.
+ * the requeue service, in a transaction that commits before the consumer acknowledges the message. A consumer that died
+ * in between has the same message redelivered: what its first delivery settled is recognised, not done again.
  */
 @ApplicationScoped
 public class DeadLetterOutcomes implements DeliveryOutcomes {
@@ -40,19 +40,15 @@ public class DeadLetterOutcomes implements DeliveryOutcomes {
     @Inject
     Metrics metrics;
 
-    static DeadLetterReason reasonFor(Refusal refusal) {
-        return switch (refusal) {
+    static DeadLetterReason reasonFor(Unrunnable why) {
+        return switch (why) {
             case MALFORMED -> DeadLetterReason.MALFORMED_MESSAGE;
             case NOT_SERVED_HERE -> DeadLetterReason.UNKNOWN_STEP;
             case NO_SUCH_RUN -> DeadLetterReason.RUN_NOT_FOUND;
             case NOT_AWAITED -> DeadLetterReason.STALE_MESSAGE;
+            case ATTEMPTS_USED -> DeadLetterReason.RETRIES_EXHAUSTED;
+            case OUT_OF_DEAD_LETTER_QUEUE -> throw new IllegalArgumentException("not a reason: " + why);
         };
-    }
-
-    @Override
-    public boolean settledAsParkedOnItsOwn(Message message, String queue) {
-        DeadLetterQueues.ParkedMark mark = DeadLetterQueues.ParkedMark.of(message);
-        return mark != null && deadLetters.settleRetriedMessageOnItsOwn(mark, message, queue);
     }
 
     @Override
@@ -61,56 +57,100 @@ public class DeadLetterOutcomes implements DeliveryOutcomes {
     }
 
     @Override
-    public void refuse(Refusal refusal, String queue, StepMessage parsed, Message message, int delivery, String problem) {
-        deadLetters.reject(DeadLetterReport.messageRejected(reasonFor(refusal), queue, parsed == null ? null : parsed.runId(),
-                parsed == null ? null : parsed.step(), parsed == null ? null : parsed.generation(),
-                StepDispatcher.firstMessageId(message), bodyOf(message), delivery, problem, DeadLetterReport.CONSUMER), message);
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public boolean settle(Unrunnable why, Delivery delivery) {
+        switch (why) {
+            case OUT_OF_DEAD_LETTER_QUEUE -> {
+                return retried(delivery);
+            }
+            case ATTEMPTS_USED -> givenUp(delivery);
+            case NOT_AWAITED -> notAwaited(delivery);
+            default -> refuse(reasonFor(why), delivery);
+        }
+        return true;
     }
 
     @Override
-    public void failedForGood(boolean declaredPermanent, StepDefinition step, StepMessage message, int attempt, String messageId,
-                              Exception failure) {
+    public void failedForGood(boolean declaredPermanent, Delivery delivery, Exception failure) {
+        StepMessage message = delivery.parsed();
         deadLetters.recordAlone(DeadLetterReport.stepFailed(declaredPermanent ? DeadLetterReason.NON_RETRYABLE
-                : DeadLetterReason.RETRIES_EXHAUSTED, step, message.runId(), message.generation(), messageId, attempt, failure));
+                : DeadLetterReason.RETRIES_EXHAUSTED, delivery.step(), message.runId(), message.generation(), delivery.messageId(),
+                delivery.attempts(), failure));
     }
 
-    /** If the dead letter cannot be written, the message is parked unexplained and the reconciler records it. */
-    @Override
-    public void givenUp(StepDefinition step, StepMessage message, Message delivered, String messageId, int attempts, String detail) {
+    /**
+     * A message that can never execute gets a dead letter of its own and is parked. Delivered again after its consumer
+     * died before acknowledging it, it finds that dead letter and is acknowledged: one message, one dead letter.
+     */
+    private void refuse(DeadLetterReason reason, Delivery delivery) {
+        if (delivery.redelivered() && deadLetters.findAboutMessage(delivery.messageId(), delivery.queue()).isPresent()) {
+            LOG.log(Level.INFO, "Message {0} on {1} was refused before its consumer died; its dead letter stands",
+                    new Object[] {delivery.messageId(), delivery.queue()});
+            return;
+        }
+        StepMessage parsed = delivery.parsed();
+        deadLetters.reject(DeadLetterReport.messageRejected(reason, delivery.queue(), parsed == null ? null : parsed.runId(),
+                parsed == null ? null : parsed.step(), parsed == null ? null : parsed.generation(), delivery.messageId(),
+                bodyOf(delivery.message()), delivery.deliveryCount(), delivery.detail(), DeadLetterReport.CONSUMER),
+                delivery.message());
+    }
+
+    /** The step had used its attempts: record why (if it cannot be, the message is parked unexplained for the reconciler). */
+    private void givenUp(Delivery delivery) {
+        StepMessage message = delivery.parsed();
         DeadLetter deadLetter;
         try {
-            deadLetter = deadLetters.recordAlone(DeadLetterReport.stepGivenUp(step, message.runId(), message.generation(),
-                    messageId, attempts, detail));
+            deadLetter = deadLetters.recordAlone(DeadLetterReport.stepGivenUp(delivery.step(), message.runId(), message.generation(),
+                    delivery.messageId(), delivery.attempts(), delivery.detail()));
         } catch (RuntimeException e) {
             metrics.diagnosticsWriteFailed("dead_letter");
             LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}); its message is parked in {2} without one,"
-                    + " and the reconciler records it: {3}", new Object[] {message.idempotencyKey(), detail,
-                    step.deadLetterQueue(), Failures.rootMessage(e)});
-            deadLetterQueues.parkUnexplained(delivered, step.queue());
+                    + " and the reconciler records it: {3}", new Object[] {message.idempotencyKey(), delivery.detail(),
+                    delivery.step().deadLetterQueue(), Failures.rootMessage(e)});
+            deadLetterQueues.parkUnexplained(delivery.message(), delivery.step().queue());
             return;
         }
-        deadLetters.takeCopyOfDispatch(deadLetter.id(), delivered, step.queue(), "the step had used its attempts");
+        deadLetters.takeCopyOfDispatch(deadLetter.id(), delivery, "the step had used its attempts");
     }
 
-    @Override
-    public Optional<Long> parkedWith(Message message, UUID runId) {
-        DeadLetterQueues.ParkedMark mark = DeadLetterQueues.ParkedMark.of(message);
-        return mark == null ? Optional.empty() : deadLetters.parkedWith(mark, runId).map(DeadLetter::id);
+    /** A dispatch the run is not waiting for: the dead letter of that dispatch takes it, or it is a stale message of its own. */
+    private void notAwaited(Delivery delivery) {
+        StepMessage message = delivery.parsed();
+        Optional<DeadLetter> ofDispatch = deadLetters.findForDispatch(message.runId(), message.generation())
+                .filter(d -> message.step().equals(d.stepName()));
+        if (ofDispatch.isPresent()) {
+            deadLetters.takeCopyOfDispatch(ofDispatch.get().id(), delivery, delivery.detail());
+        } else {
+            refuse(DeadLetterReason.STALE_MESSAGE, delivery);
+        }
     }
 
-    @Override
-    public Optional<Long> deadLetterOfDispatch(UUID runId, long generation, String step) {
-        return deadLetters.findForDispatch(runId, generation).filter(d -> step.equals(d.stepName())).map(DeadLetter::id);
-    }
-
-    @Override
-    public void copyOfStoppedDispatch(long deadLetterId, Message message, String queue, String detail) {
-        deadLetters.takeCopyOfDispatch(deadLetterId, message, queue, detail);
-    }
-
-    @Override
-    public void retriedFromConsole(long deadLetterId, UUID runId, Message message, StepDefinition step) {
-        requeues.requeueFromConsole(deadLetterId, runId, message, step);
+    /**
+     * A message Lazarus parked came back (the console's Retry). A message on its own resumes nothing and is parked again;
+     * one whose dead letter holds its run requeues the run; the redelivery of one whose requeue committed before its
+     * consumer died is acknowledged. A mark that is not genuine (no such dead letter, another token) is ignored: the
+     * message is claimed like any other.
+     */
+    private boolean retried(Delivery delivery) {
+        DeadLetterQueues.ParkedMark mark = DeadLetterQueues.ParkedMark.of(delivery.message());
+        Optional<DeadLetter> marked = mark == null ? Optional.empty() : deadLetters.lockedParkedWith(mark);
+        if (marked.isEmpty()) {
+            return false;
+        }
+        DeadLetter deadLetter = marked.get();
+        StepMessage parsed = delivery.parsed();
+        if (!deadLetter.reason().aboutMessage() && delivery.redelivered() && deadLetter.status() == DeadLetterStatus.REQUEUED
+                && RequeueService.REPLAYED_FROM_CONSOLE.equals(deadLetter.requeueMethod())) {
+            LOG.log(Level.INFO, "Dead letter {0} was requeued by this console Retry before its consumer died; the message is"
+                    + " acknowledged", deadLetter.id());
+            return true;
+        }
+        if (deadLetter.holdsRun() && parsed != null && delivery.step() != null) {
+            requeues.requeueFromConsole(deadLetter.id(), parsed.runId(), delivery.message(), delivery.step());
+            return true;
+        }
+        deadLetters.parkAgain(deadLetter, delivery);
+        return true;
     }
 
     private static String bodyOf(Message message) {

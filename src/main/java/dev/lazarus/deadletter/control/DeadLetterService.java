@@ -4,7 +4,9 @@ import static dev.lazarus.platform.control.Jsonp.JSON;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
+import dev.lazarus.pipeline.control.DeliveryOutcomes;
 import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.pipeline.control.StepExecutions;
 import dev.lazarus.pipeline.control.RetryPolicy;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.Run;
@@ -19,7 +21,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.Message;
-import jakarta.json.JsonException;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.FlushModeType;
@@ -107,6 +108,9 @@ public class DeadLetterService {
     Duration undeliverableAfter;
     @Inject
     Pipelines pipelines;
+
+    @Inject
+    StepExecutions stepExecutions;
 
     /** Records the dead letter in the caller's transaction and, if it is about the run's current dispatch, stops the run. */
     public DeadLetter record(DeadLetterReport report) {
@@ -300,43 +304,43 @@ public class DeadLetterService {
 
     /**
      * A copy of a dispatch this dead letter explains reached the consumer (the delivery after the one that gave
-     * up, or a late copy of a dispatch that was fenced or requeued since). In the consumer's transaction, with
+     * up, or a late copy of a dispatch that was fenced or requeued since). In the caller's transaction, with
      * the dead letter locked: if it still holds its run and has no message in the DLQ, the copy is parked there,
      * marked with its token; otherwise it adds nothing but evidence, so it is noted on the dead letter and
-     * acknowledged without running.
+     * acknowledged without running; unless it is the parked message itself, delivered again because its consumer died
+     * before acknowledging it: that adds nothing at all.
      */
     @TransactionAttribute(TransactionAttributeType.MANDATORY)
-    public void takeCopyOfDispatch(long deadLetterId, Message message, String queue, String detail) {
+    public void takeCopyOfDispatch(long deadLetterId, DeliveryOutcomes.Delivery delivery, String detail) {
         DeadLetter deadLetter = em.find(DeadLetter.class, deadLetterId, LockModeType.PESSIMISTIC_WRITE);
         if (deadLetter.holdsRun() && !deadLetter.isParked()) {
-            deadLetterQueues.park(message, queue, deadLetter);
+            deadLetterQueues.park(delivery.message(), delivery.queue(), deadLetter);
             LOG.log(Level.INFO, "Dead letter {0}: its message is parked in {1} ({2})", new Object[] {deadLetterId,
                     deadLetter.deadLetterQueue(), detail});
             return;
         }
-        String note = "a copy of this dispatch's message arrived on " + queue + " and was acknowledged without running: "
+        if (deadLetter.isParked() && delivery.redelivered() && Objects.equals(deadLetter.messageId(), delivery.messageId())) {
+            LOG.log(Level.INFO, "Dead letter {0}: its message was parked before its consumer died; the delivery is acknowledged",
+                    deadLetterId);
+            return;
+        }
+        String note = "a copy of this dispatch's message arrived on " + delivery.queue() + " and was acknowledged without running: "
                 + detail + (deadLetter.isOpen() ? "" : "; this dead letter is " + deadLetter.status());
         deadLetter.addNote(DeadLetterReport.CONSUMER, Text.truncate(note, 4000), clock.instant());
         LOG.log(Level.INFO, "Dead letter {0}: {1}", new Object[] {deadLetterId, note});
     }
 
     /**
-     * A message that was parked with a dead letter about a message on its own came back from the DLQ (an operator
-     * pressed Retry in the Artemis console): it cannot resume anything, so it is parked again under the same dead
-     * letter, which says so. In the consumer's transaction.
-     *
-     * @return whether the message was such a one (and is settled)
+     * A message parked with this dead letter came back from the DLQ (an operator pressed Retry in the Artemis console)
+     * and can resume nothing: a message on its own, or its dead letter no longer holds the run. It is parked again under
+     * the same dead letter, which says so. In the caller's transaction, with the dead letter locked.
      */
     @TransactionAttribute(TransactionAttributeType.MANDATORY)
-    public boolean settleRetriedMessageOnItsOwn(DeadLetterQueues.ParkedMark mark, Message message, String queue) {
-        DeadLetter deadLetter = em.find(DeadLetter.class, mark.deadLetterId(), LockModeType.PESSIMISTIC_WRITE);
-        if (deadLetter == null || !deadLetter.parkedWith(mark.token()) || deadLetter.holdsRun()) {
-            return false;
-        }
-        deadLetter.addNote(CONSOLE, "retried from the Artemis console; a message on its own resumes nothing, so it was parked"
-                + " again in " + deadLetter.deadLetterQueue(), clock.instant());
-        deadLetterQueues.park(message, queue, deadLetter);
-        return true;
+    public void parkAgain(DeadLetter deadLetter, DeliveryOutcomes.Delivery delivery) {
+        deadLetter.addNote(CONSOLE, "retried from the Artemis console; " + (deadLetter.reason().aboutMessage()
+                ? "a message on its own resumes nothing" : "its dead letter is " + deadLetter.status() + " and holds no run")
+                + ", so it was parked again in " + deadLetter.deadLetterQueue(), clock.instant());
+        deadLetterQueues.park(delivery.message(), delivery.queue(), deadLetter);
     }
 
     /**
@@ -405,7 +409,7 @@ public class DeadLetterService {
         StepDefinition step = pipelines.step(run.pipeline(), run.currentStep()).orElseThrow(() -> Problem.conflict("run " + runId
                 + " is at step " + run.currentStep() + " of pipeline " + run.pipeline() + ", which this deployment does not have:"
                 + " its queue is unknown here"));
-        int attempts = execution(run, step.name(), run.generation()).map(StepExecution::attempts).orElse(0);
+        int attempts = stepExecutions.of(run.id(), step.name(), run.generation()).map(StepExecution::attempts).orElse(0);
         DeadLetter deadLetter = record(DeadLetterReport.stoppedByHand(step, run.id(), run.generation(), attempts, operator, note));
         em.flush(); // anything the database refuses is refused here, inside the stop (the dead letter is logged as it is recorded)
         return deadLetter;
@@ -563,13 +567,12 @@ public class DeadLetterService {
                             + " is waiting for (step " + stepName + ", dispatch " + run.generation() + "): " + copy.get()
                             + "; the run goes on", DeadLetterReport.RECONCILER);
         }
-        Optional<StepExecution> execution = execution(run, stepName, run.generation());
+        Optional<StepExecution> execution = stepExecutions.of(run.id(), stepName, run.generation());
         int attempts = execution.map(StepExecution::attempts).orElse(0);
         int failures = execution.map(StepExecution::failures).orElse(0);
         String counts = "the step started " + attempts + " time(s) and failed " + failures + " time(s), the broker delivered it "
                 + execution.map(StepExecution::deliveries).orElse(0) + "+ time(s)";
-        boolean exhausted = step.retryPolicy().exhaustedBy(failures)
-                || step.retryPolicy().interruptedTooOften(execution.map(StepExecution::interrupted).orElse(0));
+        boolean exhausted = execution.map(step.retryPolicy()::givesUp).orElse(false);
         Instant lastSignOfLife = latest(run.updatedAt(), execution.map(StepExecution::lastAttemptAt).orElse(null),
                 execution.map(StepExecution::heartbeatAt).orElse(null));
         if (!exhausted && clock.instant().isBefore(judgeableAt(lastSignOfLife, step.retryPolicy(), undeliverableAfter))) {
@@ -627,10 +630,26 @@ public class DeadLetterService {
                 .findFirst();
     }
 
-    /** The dead letter a message out of a DLQ was parked with, if its mark is genuine and the dead letter is about this run. */
-    public Optional<DeadLetter> parkedWith(DeadLetterQueues.ParkedMark mark, UUID runId) {
-        return Optional.ofNullable(em.find(DeadLetter.class, mark.deadLetterId()))
-                .filter(d -> d.parkedWith(mark.token()) && runId.equals(d.runId()));
+    /** The dead letter a message out of a DLQ was parked with, locked, if its mark is genuine. */
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public Optional<DeadLetter> lockedParkedWith(DeadLetterQueues.ParkedMark mark) {
+        return Optional.ofNullable(em.find(DeadLetter.class, mark.deadLetterId(), LockModeType.PESSIMISTIC_WRITE))
+                .filter(d -> d.parkedWith(mark.token()));
+    }
+
+    /** A dead letter about this message on its own (a refusal), recorded on this queue, if there is one. */
+    public Optional<DeadLetter> findAboutMessage(String messageId, String queue) {
+        if (messageId == null) {
+            return Optional.empty();
+        }
+        return em.createQuery("select d from DeadLetter d where d.messageId = :message and d.queue = :queue"
+                        + " and d.reason in :aboutMessage order by d.id", DeadLetter.class)
+                .setParameter("message", messageId)
+                .setParameter("queue", queue)
+                .setParameter("aboutMessage", ABOUT_MESSAGE)
+                .setMaxResults(1)
+                .getResultStream()
+                .findFirst();
     }
 
     /** Evidence about a dispatch the run has moved past, or about a run that has stopped: a note, nothing else. */
@@ -672,17 +691,6 @@ public class DeadLetterService {
                     deadLetter.reason(), deadLetter.queue(), deadLetter.runId(), deadLetter.stepName(),
                     deadLetter.holdsRun() ? "" : " (the message alone)", deadLetter.errorMessage()});
         }
-    }
-
-    private Optional<StepExecution> execution(Run run, String step, long generation) {
-        return em.createQuery("select s from StepExecution s where s.run = :run and s.stepName = :step and s.generation = :generation",
-                        StepExecution.class)
-                .setFlushMode(FlushModeType.COMMIT)
-                .setParameter("run", run)
-                .setParameter("step", step)
-                .setParameter("generation", generation)
-                .getResultStream()
-                .findFirst();
     }
 
     /**

@@ -5,10 +5,11 @@ import dev.lazarus.pipeline.control.StepProcessor;
 import dev.lazarus.platform.control.Tracing;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
-import jakarta.annotation.Resource;
 import jakarta.ejb.ActivationConfigProperty;
+import jakarta.ejb.ApplicationException;
 import jakarta.ejb.MessageDriven;
-import jakarta.ejb.MessageDrivenContext;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -30,10 +31,13 @@ import java.util.logging.Logger;
  * }
  * }</pre>
  *
- * It delegates and never swallows a failure: when the step must be retried it marks the transaction for
- * rollback, the broker redelivers with the step's backoff, and after the last attempt moves the message to
- * the step's dead-letter queue. Rolling back instead of throwing keeps the bean instance and the log clean.
+ * It delegates and never swallows a failure. No transaction spans a delivery ({@code NOT_SUPPORTED}): the step's
+ * database work commits in transactions of its own, the next step's message is sent after that, and the resource
+ * adapter acknowledges the message when {@code onMessage} returns (see {@link StepProcessor}). When the step must be
+ * retried it throws {@link Redeliver}: the resource adapter rolls the delivery back, the broker redelivers with the
+ * step's backoff, and after the last attempt the message is parked in the step's dead-letter queue.
  */
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public abstract class StepConsumer implements MessageListener {
 
     private static final Logger LOG = Logger.getLogger(StepConsumer.class.getName());
@@ -43,9 +47,6 @@ public abstract class StepConsumer implements MessageListener {
 
     @Inject
     Tracing tracing;
-
-    @Resource
-    MessageDrivenContext context;
 
     /** The queue this consumer serves, from its activation config (a message's own destination is not trusted). */
     private String queue;
@@ -62,13 +63,38 @@ public abstract class StepConsumer implements MessageListener {
             // broker redelivers and it is decided again
             LOG.log(Level.WARNING, "Could not settle a delivery; the broker redelivers it", e);
             span.recordException(e);
-            outcome = StepProcessor.Outcome.ROLL_BACK;
+            outcome = StepProcessor.Outcome.REDELIVER;
+        } catch (Error e) {
+            // said here: the resource adapter's own line for a failed delivery is filtered out (lazarus.cli)
+            LOG.log(Level.SEVERE, "A delivery failed with an error; the broker redelivers it", e);
+            span.recordException(e);
+            span.end();
+            throw e;
         }
-        if (outcome == StepProcessor.Outcome.ROLL_BACK) {
+        if (outcome == StepProcessor.Outcome.REDELIVER) {
             Tracing.failed(span, "rolled back: the broker delivers it again, or parks it in the dead-letter queue");
-            context.setRollbackOnly();
+            span.end();
+            throw Redeliver.INSTANCE;
         }
         span.end();
+    }
+
+    /**
+     * Thrown to the resource adapter to have a delivery rolled back: without a transaction around the delivery, an
+     * exception is the only way to say so. The resource adapter then returns the message to the broker, which
+     * redelivers it with the step's backoff. An application exception, so the container neither logs it nor discards the
+     * bean instance; it carries no stack trace (the resource adapter's log line for it is filtered out, see lazarus.cli).
+     */
+    @ApplicationException
+    public static final class Redeliver extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        static final Redeliver INSTANCE = new Redeliver();
+
+        private Redeliver() {
+            super("Lazarus: redeliver this step message (a retry, not an error)", null, false, false);
+        }
     }
 
     private static String property(Message message, String name) {

@@ -52,6 +52,15 @@ public class BrokerTopology {
     @ConfigProperty(name = "lazarus.consumer.spare-deliveries", defaultValue = "20")
     int spareDeliveries;
 
+    /**
+     * How many duplicate-detection ids each step queue's address remembers (see {@link StepDispatcher}): a dispatch sent
+     * again while its first copy is among the last this many sent to its step is dropped by the broker. Beyond it, the
+     * copy reaches the queue and is acknowledged as a replay without running. The broker's default is 20 000.
+     */
+    @Inject
+    @ConfigProperty(name = "lazarus.broker.duplicate-ids", defaultValue = "100000")
+    int duplicateIds;
+
     private volatile boolean applied;
 
     @PostConstruct
@@ -94,6 +103,7 @@ public class BrokerTopology {
                 .add("redeliveryDelay", policy.redeliveryDelay().toMillis())
                 .add("redeliveryMultiplier", policy.multiplier())
                 .add("maxRedeliveryDelay", policy.maxDelay().toMillis())
+                .add("idCacheSize", duplicateIds)
                 .build().toString());
         // A dead letter stays where it is until an operator acts: rolled-back requeues never move it further.
         addressSettings(broker, step.deadLetterQueue(), JSON.createObjectBuilder()

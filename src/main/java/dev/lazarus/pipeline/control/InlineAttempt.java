@@ -3,9 +3,6 @@ package dev.lazarus.pipeline.control;
 import dev.lazarus.platform.control.Failures;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -20,10 +17,11 @@ import java.util.logging.Logger;
  * counts even if its server dies now;</li>
  * <li>the step failed: its failure is recorded against a written attempt, exactly as for any other delivery.</li>
  * </ul>
- * It is written at most once: the timer and the consumer's thread agree here on who writes it, and the consumer
- * waits for a write in progress before it records anything else about the step. A timer write that fails (the
- * database is away, a lock wait ran out) is tried again after the same delay for as long as the step runs: while
- * it is not written the run looks PENDING, and the sweeper's {@code waiting-after} clock keeps running.
+ * It is written at most once: the {@link AttemptWatch} (one watcher for every attempt, rather than a timer each) and the
+ * consumer's thread agree here on who writes it, and the consumer waits for a write in progress before it records
+ * anything else about the step. A watcher's write that fails (the database is away, a lock wait ran out) is tried again
+ * after the same delay for as long as the step runs: while it is not written the run looks PENDING, and the sweeper's
+ * {@code waiting-after} clock keeps running.
  */
 public final class InlineAttempt {
 
@@ -35,34 +33,37 @@ public final class InlineAttempt {
     private final int deliveryCount;
     private final Instant startedAt;
     private final BooleanSupplier write;
-    private final ScheduledExecutorService timers;
+    private final AttemptWatch watch;
     private final Duration writeAfter;
     private State state = State.PENDING;
-    private Future<?> timer;
+    /** When the watcher writes it (System.nanoTime), unless the step ends first. */
+    private volatile long dueAt;
 
-    private InlineAttempt(String name, int deliveryCount, Instant startedAt, BooleanSupplier write, ScheduledExecutorService timers,
+    private InlineAttempt(String name, int deliveryCount, Instant startedAt, BooleanSupplier write, AttemptWatch watch,
                           Duration writeAfter) {
         this.name = name;
         this.deliveryCount = deliveryCount;
         this.startedAt = startedAt;
         this.write = write;
-        this.timers = timers;
+        this.watch = watch;
         this.writeAfter = writeAfter;
+        this.dueAt = System.nanoTime() + writeAfter.toNanos();
     }
 
     /**
      * @param name  the dispatch, for the log
      * @param write writes the attempt in a transaction of its own; whether it did (not if the run moved on)
      */
-    static InlineAttempt start(String name, int deliveryCount, Instant startedAt, BooleanSupplier write,
-                               ScheduledExecutorService timers, Duration writeAfter) {
-        InlineAttempt attempt = new InlineAttempt(name, deliveryCount, startedAt, write, timers, writeAfter);
-        attempt.schedule();
+    static InlineAttempt start(String name, int deliveryCount, Instant startedAt, BooleanSupplier write, AttemptWatch watch,
+                               Duration writeAfter) {
+        InlineAttempt attempt = new InlineAttempt(name, deliveryCount, startedAt, write, watch, writeAfter);
+        watch.watch(attempt);
         return attempt;
     }
 
-    private synchronized void schedule() {
-        timer = timers.schedule(this::writeIfStillPending, writeAfter.toMillis(), TimeUnit.MILLISECONDS);
+    /** Whether the watcher should write it now (at {@code now}, System.nanoTime). */
+    boolean due(long now) {
+        return now - dueAt >= 0;
     }
 
     public int deliveryCount() {
@@ -81,8 +82,8 @@ public final class InlineAttempt {
         awaitNoWriteInProgress();
         if (state == State.PENDING) {
             state = State.NOT_WRITTEN;
-            timer.cancel(false);
         }
+        watch.forget(this);
         return state == State.WRITTEN;
     }
 
@@ -99,8 +100,8 @@ public final class InlineAttempt {
                 return state == State.WRITTEN;
             }
             state = State.WRITING;
-            timer.cancel(false);
         }
+        watch.forget(this);
         boolean written = false;
         try {
             written = write.getAsBoolean();
@@ -114,7 +115,8 @@ public final class InlineAttempt {
         return written;
     }
 
-    private void writeIfStillPending() {
+    /** The watcher's write: the step has run for {@code lazarus.consumer.in-progress-after} and is still running. */
+    void writeIfStillPending() {
         synchronized (this) {
             if (state != State.PENDING) {
                 return;
@@ -132,7 +134,8 @@ public final class InlineAttempt {
             synchronized (this) {
                 state = outcome; // PENDING again if it failed (or an Error passed): the step still runs, try again
                 if (outcome == State.PENDING) {
-                    schedule(); // unless the step ends first: finish() cancels it
+                    dueAt = System.nanoTime() + writeAfter.toNanos(); // unless the step ends first: finish() forgets it
+                    watch.watch(this);
                 }
                 notifyAll();
             }

@@ -1,5 +1,6 @@
 package dev.lazarus.pipeline.control;
 
+import dev.lazarus.pipeline.entity.StepExecution;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -57,6 +58,15 @@ public record RetryPolicy(int maxDeliveryAttempts, Duration redeliveryDelay, dou
     /** Whether a step with this many attempts that never finished (its server died mid-step) must be given up. */
     public boolean interruptedTooOften(int interrupted) {
         return interrupted >= maxDeliveryAttempts;
+    }
+
+    /**
+     * The give-up rule, the one every path asks (the consumer's claim, the reconciler judging a message the broker moved
+     * to a DLQ): a dispatch of a step is given up when its failed attempts reach the policy's, or when as many attempts
+     * never finished (a step that keeps killing its server must not loop forever).
+     */
+    public boolean givesUp(StepExecution execution) {
+        return exhaustedBy(execution.failures()) || interruptedTooOften(execution.interrupted());
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.lazarus.pipeline.control;
 
 import dev.lazarus.platform.control.Destinations;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import dev.lazarus.platform.control.Tracing;
 import dev.lazarus.platform.control.MessageProperties;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -10,20 +12,37 @@ import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
+import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The one place that sends step messages. It uses the container's JMSContext, so a send joins the caller's
- * JTA transaction: the message leaves only if the database work around it commits.
+ * The one place that sends step messages, two ways:
+ * <ul>
+ * <li>{@link #dispatch} and {@link #redispatch} use the container's JMSContext inside the caller's JTA transaction (an
+ * operator's requeue: the message leaves only if the database work around it commits, in two phases);</li>
+ * <li>{@link #send} sends a {@link Dispatch} the caller's transaction recorded, after that transaction committed and
+ * outside any: the hot path (a step's next dispatch, a submission's first). A crash between the commit and the send
+ * leaves the dispatch recorded and not sent: the redelivery of the step that made it, or {@link Dispatches} for a
+ * submission, sends it again.</li>
+ * </ul>
+ * Either way the message carries the broker's duplicate-detection id {@value #DUPLICATE_ID}, the dispatch's
+ * idempotency key (run, step, generation: one per dispatch): a dispatch sent twice (again after a crash, by two nodes
+ * recovering it) reaches its queue once while the broker remembers the first (the step queues'
+ * {@code lazarus.broker.duplicate-ids} most recent ids); a copy it no longer remembers is a replay that the run's
+ * fencing acknowledges without running (see {@link StepLedger}).
  */
 @ApplicationScoped
 public class StepDispatcher {
 
     /** On a copy sent back to its queue: the JMS message id of the message as it was first sent. */
     public static final String FIRST_MESSAGE_ID = "lazarusFirstMessageId";
+
+    /** Artemis's duplicate-detection property: a second message with the same value on an address is dropped. */
+    public static final String DUPLICATE_ID = "_AMQ_DUPL_ID";
 
     @Inject
     JMSContext jms;
@@ -34,39 +53,73 @@ public class StepDispatcher {
     @Inject
     Tracing tracing;
 
-    /** @param runTraceId the run's trace, which the message joins (see {@link Tracing#inject}); null if it has none */
+    /**
+     * The step queues, looked up once for the sends made outside a transaction ({@link Destinations} keeps them per
+     * transaction): looking a queue up asks the broker whether it exists, a round trip per send on the hot path.
+     */
+    private final Map<String, Queue> queues = new ConcurrentHashMap<>();
+
+    /**
+     * A dispatch a transaction recorded, to be sent once it has committed: the step, the message, the run's trace and
+     * the trace context it was made under (the step's or the submission's span), and the provenance of a requeue.
+     */
+    public record Dispatch(StepDefinition step, StepMessage message, String runTraceId, Context traceContext) {
+
+        /** Made under the current trace context. */
+        public static Dispatch of(StepDefinition step, StepMessage message, String runTraceId) {
+            return new Dispatch(step, message, runTraceId, Context.current());
+        }
+    }
+
+    /** In the caller's JTA transaction: it leaves only if the transaction commits. */
     public void dispatch(StepDefinition step, StepMessage message, String runTraceId) {
-        send(step, message, null, runTraceId);
+        send(jms, destinations.queue(jms, step.queue()), message, null, runTraceId);
     }
 
-    /** A dispatch made by an operator's requeue: the message says how often, by whom and when. */
+    /** A dispatch made by an operator's requeue, in the caller's JTA transaction: the message says how often, by whom and when. */
     public void redispatch(StepDefinition step, StepMessage message, Requeue provenance, String runTraceId) {
-        send(step, message, provenance, runTraceId);
+        send(jms, destinations.queue(jms, step.queue()), message, provenance, runTraceId);
     }
 
-    private void send(StepDefinition step, StepMessage message, Requeue provenance, String runTraceId) {
+    /**
+     * Sends a dispatch whose transaction has committed; outside any transaction (a plain persistent send, which returns
+     * once the broker has stored it).
+     *
+     * @throws JMSRuntimeException if the broker did not take it (the caller sends it again later)
+     */
+    public void send(Dispatch dispatch) {
+        try (Scope scope = dispatch.traceContext().makeCurrent()) {
+            Queue queue = queues.computeIfAbsent(dispatch.step().queue(), jms::createQueue);
+            send(jms, queue, dispatch.message(), null, dispatch.runTraceId());
+        }
+    }
+
+    private void send(JMSContext context, Queue queue, StepMessage message, Requeue provenance, String runTraceId) {
         try {
-            TextMessage text = jms.createTextMessage(message.toJson());
+            TextMessage text = context.createTextMessage(message.toJson());
             message.writeProperties(text);
+            text.setStringProperty(DUPLICATE_ID, message.idempotencyKey());
             tracing.inject(text, runTraceId);
             if (provenance != null) {
                 text.setIntProperty(StepMessage.REQUEUE_COUNT, provenance.count());
                 text.setStringProperty(StepMessage.REQUEUED_BY, provenance.by());
                 text.setStringProperty(StepMessage.REQUEUED_AT, provenance.at().toString());
             }
-            jms.createProducer()
+            context.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
-                    .send(destinations.queue(jms, step.queue()), text);
+                    .send(queue, text);
         } catch (JMSException e) {
-            throw new JMSRuntimeException("could not dispatch " + message.idempotencyKey() + " to " + step.queue()
+            throw new JMSRuntimeException("could not dispatch " + message.idempotencyKey() + " to " + queue
                     + ": " + e.getMessage(), e.getErrorCode(), e);
         }
     }
 
     /**
      * Sends a copy of a delivered step message back to its queue, to arrive after {@code delay}, with its
-     * properties and {@code extra} ones; in the caller's transaction, which acknowledges the original. The copy
-     * starts with a fresh delivery count: waiting for the database costs none of the broker's deliveries.
+     * properties and {@code extra} ones (not the broker's: the copy has no duplicate-detection id, or the broker
+     * would drop it as the original's duplicate); outside a transaction, before the original is acknowledged. The copy
+     * starts with a fresh delivery count: waiting for the database costs none of the broker's deliveries. A crash
+     * before the acknowledgement leaves two copies of one dispatch, and the run's fencing runs it once.
      */
     public void sendBackLater(TextMessage original, String queue, Duration delay, Map<String, Object> extra) {
         try {
@@ -81,7 +134,7 @@ public class StepDispatcher {
             jms.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
                     .setDeliveryDelay(delay.toMillis())
-                    .send(destinations.queue(jms, queue), copy);
+                    .send(queues.computeIfAbsent(queue, jms::createQueue), copy);
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not send a message back to " + queue + ": " + e.getMessage(), e.getErrorCode(), e);
         }

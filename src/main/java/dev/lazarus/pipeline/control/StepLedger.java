@@ -3,13 +3,12 @@ package dev.lazarus.pipeline.control;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
+import dev.lazarus.pipeline.entity.StepState;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import jakarta.jms.Message;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.OptimisticLockException;
 import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Instant;
@@ -18,12 +17,13 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The bookkeeping around each delivery of a step, in the database.
+ * The bookkeeping around each delivery of a step, in the database: the claim before the handler runs, the record after.
  *
  * <p>Attempts are counted when a delivery reaches the step. The first delivery of a dispatch (the common case:
- * nearly every step succeeds at once) is admitted inside the consumer's transaction and its attempt is written
- * there, together with its success, the handler's own work and the next step's message: one transaction per
- * step. Its attempt is written in a transaction of its own instead as soon as that matters (see
+ * nearly every step succeeds at once) is claimed inside the step's transaction and its attempt is written
+ * there, together with its success, the handler's own work and the next dispatch: one database transaction per
+ * step, which commits before the next step's message is sent and before the delivery is acknowledged (see
+ * {@link StepProcessor}). Its attempt is written in a transaction of its own instead as soon as that matters (see
  * {@link InlineAttempt}): when the step runs long (so the run shows {@code IN_PROGRESS} with a heartbeat, which
  * the sweeper watches, and an attempt whose consumer then dies still counts) and before a failure is recorded.
  * The price: a server that dies within that moment ({@code lazarus.consumer.in-progress-after}, 1 s) of starting a
@@ -32,7 +32,7 @@ import java.util.logging.Logger;
  * delivery later. {@code lazarus.consumer.in-progress-after=PT0S} writes every attempt first, as before.
  *
  * <p>Every other delivery (redeliveries, copies sent back to wait, messages out of a DLQ, a dispatch the database
- * does not show yet) is admitted in a transaction of its own before the handler runs. Lazarus counts attempts
+ * does not show yet) is claimed in a transaction of its own before the handler runs. Lazarus counts attempts
  * itself: a redelivery the server rolled back before this point (starting up, shutting down) never spent one.
  * A step is given up when its failures reach the retry policy's attempts, or when as many attempts never
  * finished (a step that keeps killing its server must not loop forever).
@@ -46,52 +46,46 @@ public class StepLedger {
     EntityManager em;
 
     @Inject
-    StepDispatcher dispatcher;
-
-    @Inject
     Pipelines pipelines;
 
     @Inject
-    DeliveryOutcomes outcomes;
+    StepExecutions executions;
+
+    @Inject
+    Dispatches dispatches;
 
     @Inject
     Clock clock;
 
     /**
-     * Decides what a delivery may do, and if it may run the step, records the attempt (see the class comment).
+     * The claim of a delivery that is not run inline (see the class comment): what it may do, and if it may run the
+     * step, its attempt, counted now, in a transaction of its own. A delivery whose dispatch's record has committed is
+     * a {@link Claim.Verdict#REPLAY} (see {@link #replay}).
      *
      * @param deliveryCount the broker's delivery count: kept for comparison, never taken as the attempt number
-     * @param delivered     the message as delivered (one Lazarus parked in a DLQ carries its mark)
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Admission admit(StepMessage message, StepDefinition step, int deliveryCount, Message delivered) {
+    public Claim claim(StepMessage message, StepDefinition step, int deliveryCount) {
         Run run = em.find(Run.class, message.runId());
         if (run == null) {
-            return Admission.rejected(Admission.Verdict.RUN_NOT_FOUND, "no run " + message.runId());
+            return Claim.refused(Claim.Verdict.RUN_NOT_FOUND, "no run " + message.runId());
         }
         if (!run.pipeline().equals(step.pipeline())) {
-            return Admission.rejected(Admission.Verdict.WRONG_PIPELINE,
+            return Claim.refused(Claim.Verdict.WRONG_PIPELINE,
                     "run " + run.id() + " belongs to pipeline " + run.pipeline() + ", this queue serves " + step.pipeline());
         }
-        Optional<Long> parkedWith = outcomes.parkedWith(delivered, run.id());
-        if (parkedWith.isPresent()) {
-            // out of a DLQ: never executed as it is, whatever the run is doing now; a requeue decides
-            return Admission.ofDeadLetter(Admission.Verdict.CONSOLE_RETRY, parkedWith.get(), "retried from the Artemis console");
-        }
         if (!run.accepts(message.step(), message.generation())) {
-            return notAccepted(run, message, step);
+            return notAccepted(run, message);
         }
         Instant now = clock.instant();
-        Optional<StepExecution> existing = execution(run, step);
+        Optional<StepExecution> existing = executions.of(run.id(), step.name(), run.generation());
         RetryPolicy policy = step.retryPolicy();
-        if (existing.isPresent()) {
+        if (existing.isPresent() && policy.givesUp(existing.get())) {
             StepExecution earlier = existing.get();
-            if (policy.exhaustedBy(earlier.failures()) || policy.interruptedTooOften(earlier.interrupted())) {
-                return Admission.giveUp(earlier.attempts(), "the step started " + earlier.attempts() + " time(s): "
-                        + earlier.failures() + " failed, " + earlier.interrupted() + " never finished (the server stopped or the"
-                        + " transaction timed out mid-step); the retry policy allows " + policy.maxDeliveryAttempts() + " of each"
-                        + (earlier.lastError() != null ? "; last error: " + earlier.lastError() : ""));
-            }
+            return Claim.giveUp(earlier.attempts(), "the step started " + earlier.attempts() + " time(s): "
+                    + earlier.failures() + " failed, " + earlier.interrupted() + " never finished (the server stopped or the"
+                    + " transaction timed out mid-step); the retry policy allows " + policy.maxDeliveryAttempts() + " of each"
+                    + (earlier.lastError() != null ? "; last error: " + earlier.lastError() : ""));
         }
         StepExecution execution = existing.orElseGet(() -> newExecution(run, step));
         execution.attemptStarted(deliveryCount, now);
@@ -103,25 +97,7 @@ public class StepLedger {
                     new Object[] {run.id(), step.name(), execution.attempts(), deliveryCount});
         }
         run.attemptStarted(now);
-        return Admission.admitted(execution.attempts(), execution.failures(), run.requeueCount(), run.generation());
-    }
-
-    /**
-     * The first delivery of a fresh dispatch, in the consumer's transaction: admitted if the run is waiting for
-     * exactly this dispatch and no attempt of it was recorded yet. Nothing is written here; the attempt is written
-     * with the step's success, or earlier in a transaction of its own ({@link #recordAttempt}). Anything else is
-     * for {@link #admit} to decide, and what was read here is forgotten so that it reads afresh.
-     */
-    @TransactionAttribute(TransactionAttributeType.MANDATORY)
-    public Optional<Admission> admitFirstDelivery(StepMessage message, StepDefinition step) {
-        Run run = em.find(Run.class, message.runId());
-        // PENDING: no attempt of the run's current dispatch was recorded yet (see RunState), so no query for one
-        if (run != null && run.state() == RunState.PENDING && run.pipeline().equals(step.pipeline())
-                && run.accepts(message.step(), message.generation())) {
-            return Optional.of(Admission.admitted(1, 0, run.requeueCount(), run.generation()));
-        }
-        em.clear(); // the consumer's persistence context must not keep a run older than the one admit() reads
-        return Optional.empty();
+        return Claim.run(execution.attempts(), execution.failures(), run.requeueCount(), run.generation());
     }
 
     /**
@@ -139,27 +115,51 @@ public class StepLedger {
         if (run == null || run.state() != RunState.PENDING || !run.accepts(message.step(), message.generation())) {
             return false;
         }
-        StepExecution execution = execution(run, step).orElseGet(() -> newExecution(run, step));
+        StepExecution execution = executions.of(run.id(), step.name(), run.generation()).orElseGet(() -> newExecution(run, step));
         execution.attemptStarted(deliveryCount, startedAt);
         run.attemptStarted(clock.instant());
         return true;
     }
 
-    /** A message for a dispatch the run is not waiting for: which of the verdicts it gets. */
-    private Admission notAccepted(Run run, StepMessage message, StepDefinition step) {
-        if (message.generation() <= run.generation()) {
-            Optional<Long> ofDispatch = outcomes.deadLetterOfDispatch(run.id(), message.generation(), step.name());
-            if (ofDispatch.isPresent()) {
-                return Admission.ofDeadLetter(Admission.Verdict.TO_DEAD_LETTER, ofDispatch.get(),
-                        "run " + run.id() + " is " + run.state() + " at dispatch " + run.generation());
-            }
-        } else {
-            return Admission.rejected(Admission.Verdict.AHEAD, "run " + run.id() + " is at dispatch " + run.generation()
+    /**
+     * A message for a dispatch the run is not waiting for. If the step's record of that dispatch has committed, it is
+     * a replay: the consumer that recorded it died (or its send failed) before the message was acknowledged.
+     */
+    private Claim notAccepted(Run run, StepMessage message) {
+        if (message.generation() > run.generation()) {
+            return Claim.refused(Claim.Verdict.AHEAD, "run " + run.id() + " is at dispatch " + run.generation()
                     + ", the message names dispatch " + message.generation() + ", which it never made");
         }
-        return Admission.rejected(Admission.Verdict.STALE, "run " + run.id() + " is " + run.state() + " at step "
+        Optional<Claim> replay = replay(run, message);
+        if (replay.isPresent()) {
+            return replay.get();
+        }
+        return Claim.refused(Claim.Verdict.NOT_AWAITED, "run " + run.id() + " is " + run.state() + " at step "
                 + run.currentStep() + ", dispatch " + run.generation() + "; this message is for step " + message.step()
                 + ", dispatch " + message.generation());
+    }
+
+    /**
+     * The replay of a dispatch whose step completed: its handler never runs again. Its success made the next dispatch
+     * (the run's generation after it); if the run still waits for that one, it is sent again, since the crash may have
+     * come before it was sent (the broker drops it if it has it).
+     */
+    private Optional<Claim> replay(Run run, StepMessage message) {
+        Optional<StepExecution> recorded = executions.of(run.id(), message.step(), message.generation())
+                .filter(execution -> execution.state() == StepState.COMPLETED);
+        if (recorded.isEmpty()) {
+            return Optional.empty();
+        }
+        boolean waitsForNext = run.state() == RunState.PENDING && run.generation() == message.generation() + 1;
+        StepDispatcher.Dispatch resend = waitsForNext
+                ? pipelines.step(run.pipeline(), run.currentStep())
+                        .map(next -> new StepDispatcher.Dispatch(next, new StepMessage(run.id(), next.name(), run.generation()),
+                                run.traceId(), io.opentelemetry.context.Context.current()))
+                        .orElse(null)
+                : null;
+        return Optional.of(Claim.replay(resend, "the step's record of dispatch " + message.generation() + " of run " + run.id()
+                + " committed before this delivery was acknowledged; run " + run.state() + " at dispatch " + run.generation()
+                + (resend != null ? ", whose message is sent again" : "")));
     }
 
     /** A failed attempt that the broker will redeliver: say so on the run, in a transaction of its own. */
@@ -170,12 +170,7 @@ public class StepLedger {
             return; // swept or requeued meanwhile: nothing of this attempt matters any more
         }
         run.attemptFailed(clock.instant());
-        execution(run, step).ifPresent(e -> e.attemptFailed(failure.getClass().getName() + ": " + failure.getMessage()));
-    }
-
-    /** The payload the step receives; read in the consumer's transaction, after the attempt was admitted. */
-    public String payload(StepMessage message) {
-        return em.find(Run.class, message.runId()).payload();
+        executions.of(run.id(), step.name(), run.generation()).ifPresent(e -> e.attemptFailed(failure.getClass().getName() + ": " + failure.getMessage()));
     }
 
     /**
@@ -190,57 +185,9 @@ public class StepLedger {
 
         private static final long serialVersionUID = 1L;
 
-        RunMovedOn(StepMessage message, String what) {
+        public RunMovedOn(StepMessage message, String what) {
             super("run " + message.runId() + " " + what + " while " + message.idempotencyKey() + " ran (stopped, swept or requeued):"
                     + " its outcome is discarded");
-        }
-    }
-
-    /**
-     * The step succeeded: record it and dispatch the next step (or complete the run), all in the consumer's
-     * transaction. If the run was stopped, swept or requeued since the attempt was admitted, the outcome is refused
-     * here (a fenced attempt never moves its run on); if that happens while this transaction runs, the run's version
-     * check fails the update. Either way it is a {@link RunMovedOn}, and the broker's redelivery is then settled with
-     * the dead letter of the dispatch.
-     *
-     * @param inline the attempt, if it was admitted inline ({@link #admitFirstDelivery}); null if {@link #admit} wrote it
-     * @throws RunMovedOn if the run is no longer at this dispatch
-     */
-    @TransactionAttribute(TransactionAttributeType.MANDATORY)
-    public void succeeded(StepMessage message, StepDefinition step, String output, InlineAttempt inline) {
-        Instant now = clock.instant();
-        Run run = em.find(Run.class, message.runId());
-        boolean written = inline == null || inline.recorded();
-        if (inline != null && written && run != null) {
-            em.refresh(run); // its attempt was written in a transaction of its own while the step ran
-        }
-        if (run == null || !run.accepts(message.step(), message.generation())) {
-            throw new RunMovedOn(message, run == null ? "disappeared" : "moved on to " + run.state() + " at step " + run.currentStep()
-                    + ", dispatch " + run.generation());
-        }
-        if (written) {
-            execution(run, step).ifPresent(e -> e.completed(now));
-        } else {
-            // persisted complete, so that it is one insert (changed after persist, it would be an insert and an update)
-            StepExecution execution = new StepExecution(run, step.name(), step.queue());
-            execution.attemptStarted(inline.deliveryCount(), inline.startedAt());
-            execution.completed(now);
-            em.persist(execution);
-        }
-        Optional<StepDefinition> next = pipelines.find(run.pipeline()).flatMap(p -> p.after(step.name()));
-        if (next.isPresent()) {
-            run.advanceTo(next.get().name(), output, now);
-            dispatcher.dispatch(next.get(), new StepMessage(run.id(), next.get().name(), run.generation()), run.traceId());
-        } else {
-            run.complete(output, now);
-            LOG.log(Level.INFO, "Run {0} of {1} completed", new Object[] {run.id(), run.pipeline()});
-        }
-        try {
-            em.flush(); // surface a concurrent change here rather than at commit
-        } catch (OptimisticLockException changed) {
-            // the run's row changed after this transaction read it (the only versioned row written here): stopped,
-            // swept or requeued while the step ran, and the database noticed
-            throw new RunMovedOn(message, "changed");
         }
     }
 
@@ -249,15 +196,5 @@ public class StepLedger {
         StepExecution created = new StepExecution(run, step.name(), step.queue());
         em.persist(created);
         return created;
-    }
-
-    private Optional<StepExecution> execution(Run run, StepDefinition step) {
-        return em.createQuery("select s from StepExecution s where s.run = :run and s.stepName = :step and s.generation = :generation",
-                        StepExecution.class)
-                .setParameter("run", run)
-                .setParameter("step", step.name())
-                .setParameter("generation", run.generation())
-                .getResultStream()
-                .findFirst();
     }
 }

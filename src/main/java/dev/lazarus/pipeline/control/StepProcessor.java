@@ -1,25 +1,17 @@
 package dev.lazarus.pipeline.control;
 
-import static dev.lazarus.platform.control.Jsonp.JSON;
-
-import dev.lazarus.pipeline.control.DeliveryOutcomes.Refusal;
+import dev.lazarus.pipeline.control.DeliveryOutcomes.Delivery;
+import dev.lazarus.pipeline.control.DeliveryOutcomes.Unrunnable;
 import dev.lazarus.platform.control.Failures;
 import dev.lazarus.platform.control.Metrics;
-import jakarta.annotation.Resource;
 import jakarta.ejb.EJBException;
-import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
-import jakarta.json.JsonObject;
-import jakarta.persistence.PersistenceException;
-import java.io.StringReader;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Level;
@@ -27,21 +19,22 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * What a consumer does with one delivered message, in the consumer's JTA transaction:
+ * What a consumer does with one delivered message. No transaction spans the delivery: its database work commits first,
+ * then the message the step's record made is sent, then the delivery is acknowledged (an idempotent consumer, see
+ * {@link StepDispatcher}); a crash between any two of them redelivers the message, and its claim sees what committed.
  * <ol>
  * <li>messages that can never execute (not a step message, a step this queue does not serve, a run that does
- * not exist, a dispatch the run is not waiting for) are dead-lettered on their own and parked in the queue's
- * DLQ, without burning retries and without touching any run (a run or dispatch the database does not show
- * yet is looked for again first, and so is everything while the database cannot be reached: the message goes
- * back to its queue to wait, see {@link #notYetVisible} and {@link #awaitDatabase});</li>
- * <li>the ledger admits the delivery (counting the attempt) or says what else it is: the redelivery of a
- * dispatch that was just dead-lettered (parked now), a console Retry (a requeue), a step whose attempts are
- * used up (dead-lettered and parked). The first delivery of a dispatch is admitted in this transaction and its
- * attempt written with its outcome (one transaction per step, see {@link StepLedger} and {@link InlineAttempt});
- * every other delivery is admitted in a transaction of its own first;</li>
- * <li>the handler runs; on success the run moves on and the next message is sent in the same transaction;</li>
- * <li>on failure the transaction rolls back so the broker redelivers with the step's backoff; when the
- * failure uses the step's last attempt the diagnostics are recorded first, in their own transaction, and the
+ * not exist, a dispatch the run is not waiting for) are handed to the dead-letter side once and acknowledged, without
+ * burning retries and without touching any run (a run or dispatch the database does not show yet is looked for again
+ * first, and so is everything while the database cannot be reached: the message goes back to its queue to wait, see
+ * {@link #notYetVisible} and {@link #awaitDatabase});</li>
+ * <li>the delivery is claimed ({@link Claim}): the first delivery of a dispatch in the step's own transaction, every
+ * other in a transaction of its own that counts its attempt. A delivery whose dispatch's record has committed is a
+ * replay: it sends the next dispatch again if the run still waits for it, and is acknowledged;</li>
+ * <li>the handler runs and the step's record commits ({@link StepTransaction}); the next dispatch is sent; the delivery
+ * is acknowledged;</li>
+ * <li>on failure the step's transaction rolls back and the delivery is redelivered by the broker with the step's backoff;
+ * when the failure uses the step's last attempt the diagnostics are recorded first, in their own transaction, and the
  * redelivery is parked.</li>
  * </ol>
  */
@@ -87,17 +80,14 @@ public class StepProcessor {
     Duration visibilityGrace;
 
     /**
-     * How long the first delivery of a dispatch runs in the consumer's transaction before its attempt is written in
-     * a transaction of its own (the run then shows IN_PROGRESS with a heartbeat); see {@link InlineAttempt}. Keep it
-     * well under the shortest {@code waiting-after} of the sweeper. Zero (or less) writes every attempt first, in a
+     * How long the first delivery of a dispatch runs in the step's transaction before its attempt is written in a
+     * transaction of its own (the run then shows IN_PROGRESS with a heartbeat); see {@link InlineAttempt}. Keep it well
+     * under the shortest {@code waiting-after} of the sweeper. Zero (or less) writes every attempt first, in a
      * transaction of its own (two transactions per step).
      */
     @Inject
     @ConfigProperty(name = "lazarus.consumer.in-progress-after", defaultValue = "PT1S")
     Duration inProgressAfter;
-
-    @Resource
-    ManagedScheduledExecutorService timers;
 
     @Inject
     StepDispatcher dispatcher;
@@ -105,8 +95,8 @@ public class StepProcessor {
     @Inject
     Clock clock;
 
-    /** What the consumer must do with its transaction. */
-    public enum Outcome { COMMIT, ROLL_BACK }
+    /** What the consumer does with the delivery: acknowledge it, or have the broker deliver it again (with the step's backoff). */
+    public enum Outcome { ACKNOWLEDGE, REDELIVER }
 
     @Inject
     Pipelines pipelines;
@@ -114,21 +104,17 @@ public class StepProcessor {
     @Inject
     StepLedger ledger;
 
-    /** What follows a delivery that does not end in its step's success: the dead-letter feature's business. */
+    @Inject
+    StepTransaction transaction;
+
+    /** What follows a delivery that may not run its step, or whose step failed for good: the dead-letter feature's business. */
     @Inject
     DeliveryOutcomes outcomes;
 
     @Inject
     Metrics metrics;
 
-    @Inject
-    Payloads payloads;
-
-    /** Who watches each step's health (the automatic hold): told of every success and every retryable failure. */
-    @Inject
-    StepHealth health;
-
-    /** Holds back a step's deliveries on this node while it ramps up after a hold. */
+    /** Holds back a step's deliveries on this node while it is paused or held. */
     @Inject
     StepGate gate;
 
@@ -136,19 +122,26 @@ public class StepProcessor {
     public Outcome process(Message message, String queue) {
         int delivery = deliveryCount(message);
         boolean outOfDeadLetterQueue = outcomes.cameOutOfDeadLetterQueue(message);
-        if (outOfDeadLetterQueue && outcomes.settledAsParkedOnItsOwn(message, queue)) {
-            return Outcome.COMMIT;
-        }
+        Optional<StepDefinition> served = pipelines.stepForQueue(queue);
         StepMessage stepMessage;
         try {
             stepMessage = StepMessage.from(message);
         } catch (StepMessage.MalformedStepMessage e) {
-            return refuse(Refusal.MALFORMED, queue, null, message, delivery, e.getMessage());
+            stepMessage = null;
+            if (!outOfDeadLetterQueue) {
+                return settle(Unrunnable.MALFORMED, message, queue, served.orElse(null), null, delivery, 0, e.getMessage());
+            }
         }
-        Optional<StepDefinition> served = pipelines.stepForQueue(queue);
+        if (outOfDeadLetterQueue && outcomes.settle(Unrunnable.OUT_OF_DEAD_LETTER_QUEUE, new Delivery(message, queue,
+                served.orElse(null), stepMessage, delivery, 0, "retried from the Artemis console"))) {
+            return Outcome.ACKNOWLEDGE;
+        }
+        if (stepMessage == null) {
+            return settle(Unrunnable.MALFORMED, message, queue, served.orElse(null), null, delivery, 0, "not a step message");
+        }
         if (served.isEmpty() || !served.get().name().equals(stepMessage.step())) {
-            return refuse(Refusal.NOT_SERVED_HERE, queue, stepMessage, message, delivery, "queue " + queue + " serves "
-                    + served.map(s -> "step " + s.name() + " of pipeline " + s.pipeline()).orElse("no pipeline step")
+            return settle(Unrunnable.NOT_SERVED_HERE, message, queue, served.orElse(null), stepMessage, delivery, 0, "queue " + queue
+                    + " serves " + served.map(s -> "step " + s.name() + " of pipeline " + s.pipeline()).orElse("no pipeline step")
                     + ", the message names step '" + stepMessage.step() + "'");
         }
         StepDefinition step = served.get();
@@ -156,76 +149,116 @@ public class StepProcessor {
             return waitWhileNotRunning(step, stepMessage, message, queue);
         }
 
-        // a dispatch's first delivery, as sent (not a copy sent back to wait, not a message out of a DLQ)
+        // a dispatch's first delivery, as sent (not a copy sent back to wait, not a message out of a DLQ): claimed in the
+        // step's own transaction
         boolean asDispatched = !outOfDeadLetterQueue && !StepDispatcher.isCopySentBack(message);
         if (asDispatched && delivery == 1 && !inProgressAfter.isNegative() && !inProgressAfter.isZero()) {
-            Optional<Admission> inline;
+            StepTransaction.Result result;
             try {
-                inline = ledger.admitFirstDelivery(stepMessage, step);
+                result = transaction.runFirstDelivery(stepMessage, step, delivery);
             } catch (EJBException e) {
-                // the transaction is marked for rollback; the redelivery is admitted on its own, and waits for the
-                // database there if it must
-                LOG.log(Level.WARNING, "Could not admit {0} (first delivery), the broker will redeliver: {1}",
+                // it did not commit; the redelivery is claimed on its own, and waits for the database there if it must
+                LOG.log(Level.WARNING, "Could not run {0} (first delivery), the broker will redeliver: {1}",
                         new Object[] {stepMessage.idempotencyKey(), Failures.rootMessage(e)});
-                return Outcome.ROLL_BACK;
+                return Outcome.REDELIVER;
             }
-            if (inline.isPresent()) {
-                Instant startedAt = clock.instant();
-                InlineAttempt attempt = InlineAttempt.start(stepMessage.idempotencyKey(), delivery, startedAt,
-                        () -> ledger.recordAttempt(stepMessage, step, delivery, startedAt), timers, inProgressAfter);
-                try {
-                    return execute(stepMessage, step, inline.get(), message, attempt);
-                } finally {
-                    attempt.finish(); // whatever happened (an Error, say), its timer never outlives the delivery
-                }
+            if (!(result instanceof StepTransaction.NotFirst)) {
+                return after(result, stepMessage, step, message, queue, delivery, 1, 0);
             }
         }
-        Admission admission;
+        Claim claim;
         try {
-            admission = admit(stepMessage, step, delivery, message);
+            claim = claim(stepMessage, step, delivery);
         } catch (EJBException e) {
             if (Failures.unavailableDependency(e).orElse(null) == Failures.Dependency.DATABASE) {
                 return awaitDatabase(step, stepMessage, message, queue, e);
             }
             // typically a concurrent change to the run (a sweep, a requeue): no attempt was counted; let the broker
             // redeliver and decide again
-            LOG.log(Level.WARNING, "Could not admit {0} (delivery {1}), the broker will redeliver: {2}",
+            LOG.log(Level.WARNING, "Could not claim {0} (delivery {1}), the broker will redeliver: {2}",
                     new Object[] {stepMessage.idempotencyKey(), delivery, Failures.rootMessage(e)});
-            return Outcome.ROLL_BACK;
+            return Outcome.REDELIVER;
         }
-        return switch (admission.verdict()) {
-            case ADMITTED -> execute(new StepMessage(stepMessage.runId(), stepMessage.step(), admission.generation()),
-                    step, admission, message, null);
-            case GIVE_UP -> {
-                outcomes.givenUp(step, stepMessage, message, StepDispatcher.firstMessageId(message), admission.attempt(),
-                        admission.detail());
-                yield Outcome.COMMIT;
+        return switch (claim.verdict()) {
+            case RUN -> {
+                StepTransaction.Result result;
+                try {
+                    result = transaction.runClaimed(stepMessage, step, claim);
+                } catch (EJBException e) {
+                    LOG.log(Level.WARNING, "Could not run {0} (delivery {1}), the broker will redeliver: {2}",
+                            new Object[] {stepMessage.idempotencyKey(), delivery, Failures.rootMessage(e)});
+                    yield Outcome.REDELIVER;
+                }
+                yield after(result, new StepMessage(stepMessage.runId(), stepMessage.step(), claim.generation()), step, message,
+                        queue, delivery, claim.attempt(), claim.failuresBefore());
             }
-            case TO_DEAD_LETTER -> {
-                outcomes.copyOfStoppedDispatch(admission.deadLetterId(), message, queue, admission.detail());
-                yield Outcome.COMMIT;
-            }
-            case CONSOLE_RETRY -> {
-                outcomes.retriedFromConsole(admission.deadLetterId(), stepMessage.runId(), message, step);
-                yield Outcome.COMMIT;
-            }
-            case STALE -> refuse(Refusal.NOT_AWAITED, queue, stepMessage, message, delivery, admission.detail());
-            case AHEAD -> notYetVisible(Refusal.NOT_AWAITED, queue, step, stepMessage, message, delivery, admission.detail());
-            case RUN_NOT_FOUND -> notYetVisible(Refusal.NO_SUCH_RUN, queue, step, stepMessage, message, delivery,
-                    admission.detail());
-            case WRONG_PIPELINE -> refuse(Refusal.NOT_SERVED_HERE, queue, stepMessage, message, delivery, admission.detail());
+            case REPLAY -> replay(claim, stepMessage);
+            case GIVE_UP -> settle(Unrunnable.ATTEMPTS_USED, message, queue, step, stepMessage, delivery, claim.attempt(), claim.detail());
+            case NOT_AWAITED, WRONG_PIPELINE -> settle(claim.verdict() == Claim.Verdict.NOT_AWAITED ? Unrunnable.NOT_AWAITED
+                    : Unrunnable.NOT_SERVED_HERE, message, queue, step, stepMessage, delivery, 0, claim.detail());
+            case AHEAD -> notYetVisible(Unrunnable.NOT_AWAITED, queue, step, stepMessage, message, delivery, claim.detail());
+            case RUN_NOT_FOUND -> notYetVisible(Unrunnable.NO_SUCH_RUN, queue, step, stepMessage, message, delivery, claim.detail());
         };
     }
 
+    /** What follows the step's transaction: send what it recorded, or have the failure recorded and the delivery redelivered. */
+    private Outcome after(StepTransaction.Result result, StepMessage message, StepDefinition step, Message delivered, String queue,
+                          int delivery, int attempt, int failuresBefore) {
+        if (result instanceof StepTransaction.Succeeded succeeded) {
+            return succeeded.next().isEmpty() || send(succeeded.next().get()) ? Outcome.ACKNOWLEDGE : Outcome.REDELIVER;
+        }
+        if (result instanceof StepTransaction.Failed failed) {
+            Delivery failedDelivery = new Delivery(delivered, queue, step, message, delivery, attempt, null);
+            if (failed.declaredPermanent()) {
+                recordFinalFailure(true, failedDelivery, failed.failure());
+            } else {
+                failed(failedDelivery, failuresBefore, failed.failure());
+            }
+            return Outcome.REDELIVER; // the redelivery is retried, or parked in the DLQ if the step gave up
+        }
+        if (result instanceof StepTransaction.MovedOn movedOn) {
+            LOG.log(Level.INFO, "{0}; its redelivery is settled as a copy of a dispatch the run moved past", movedOn.why());
+        }
+        return Outcome.REDELIVER; // not recorded, moved on, or interrupted at the gate: nothing committed
+    }
+
     /**
-     * Admits the delivery. A run (or a dispatch of it) that is not there yet is looked for again for a moment
-     * before the message is called an orphan: in a two-phase commit the broker's part may become visible a few
-     * milliseconds before the database's, so a message can briefly arrive ahead of what it names.
+     * Sends the dispatch the step's committed record made, before the delivery is acknowledged. If the broker does not
+     * take it, the delivery is redelivered, and its claim (a replay) sends it again.
      */
-    private Admission admit(StepMessage message, StepDefinition step, int delivery, Message delivered) {
-        Admission admission = ledger.admit(message, step, delivery, delivered);
+    private boolean send(StepDispatcher.Dispatch next) {
+        try {
+            dispatcher.send(next);
+            return true;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "{0} is recorded but could not be sent; the delivery that made it is redelivered and sends it"
+                    + " again: {1}", new Object[] {next.message().idempotencyKey(), Failures.rootMessage(e)});
+            return false;
+        }
+    }
+
+    /** The step's record of this dispatch committed before: its handler does not run again; what it dispatched is sent again. */
+    private Outcome replay(Claim claim, StepMessage message) {
+        LOG.log(Level.INFO, "{0} is a replay: {1}", new Object[] {message.idempotencyKey(), claim.detail()});
+        return claim.resend() == null || send(claim.resend()) ? Outcome.ACKNOWLEDGE : Outcome.REDELIVER;
+    }
+
+    /** Hands a delivery that may not run its step to the dead-letter side; acknowledged once that has committed. */
+    private Outcome settle(Unrunnable why, Message message, String queue, StepDefinition step, StepMessage parsed, int delivery,
+                           int attempts, String detail) {
+        outcomes.settle(why, new Delivery(message, queue, step, parsed, delivery, attempts, detail));
+        return Outcome.ACKNOWLEDGE;
+    }
+
+    /**
+     * Claims the delivery. A run (or a dispatch of it) that is not there yet is looked for again for a moment before
+     * the message is called an orphan: a message can briefly arrive ahead of what it names (a transaction left in doubt
+     * by an earlier crash, settled by recovery).
+     */
+    private Claim claim(StepMessage message, StepDefinition step, int delivery) {
+        Claim claim = ledger.claim(message, step, delivery);
         for (long wait : RUN_VISIBILITY_WAITS_MILLIS) {
-            if (admission.verdict() != Admission.Verdict.RUN_NOT_FOUND && admission.verdict() != Admission.Verdict.AHEAD) {
+            if (claim.verdict() != Claim.Verdict.RUN_NOT_FOUND && claim.verdict() != Claim.Verdict.AHEAD) {
                 break;
             }
             try {
@@ -234,21 +267,21 @@ public class StepProcessor {
                 Thread.currentThread().interrupt();
                 break;
             }
-            admission = ledger.admit(message, step, delivery, delivered);
+            claim = ledger.claim(message, step, delivery);
         }
-        return admission;
+        return claim;
     }
 
     /**
      * The database does not show the run or dispatch the message names. Until it has said so at least
      * {@value #VISIBILITY_CHECKS} times over {@code lazarus.consumer.visibility-grace}, the message goes back to its
-     * queue for a later look (after the step's backoff), carrying when and how often it was looked for: a copy in
-     * the same transaction that acknowledges it, so the wait spends none of the broker's deliveries however long
+     * queue for a later look (after the step's backoff), carrying when and how often it was looked for: a copy sent
+     * before the original is acknowledged, so the wait spends none of the broker's deliveries however long
      * an outage before it was. Counting deliveries instead failed the database drill: a step message rolled back
      * through a 30 s outage had used them up when the database came back, and was dead-lettered a moment before
      * transaction recovery committed the dispatch it named. After the grace, it is dead-lettered on its own.
      */
-    private Outcome notYetVisible(Refusal refusal, String queue, StepDefinition step, StepMessage stepMessage,
+    private Outcome notYetVisible(Unrunnable refusal, String queue, StepDefinition step, StepMessage stepMessage,
                                   Message message, int delivery, String detail) {
         long now = clock.millis();
         // what the message says it has been through, within bounds: a forged "since" in the future or a huge or
@@ -262,16 +295,16 @@ public class StepProcessor {
             LOG.log(Level.INFO, "{0} names a run or dispatch the database does not show yet ({1}); looked for {2} time(s) over {3} s,"
                     + " looking again in {4} ms", new Object[] {stepMessage.idempotencyKey(), detail, checks, looked.toSeconds(), delay.toMillis()});
             dispatcher.sendBackLater((TextMessage) message, queue, delay, Map.of(NOT_VISIBLE_SINCE, since, NOT_VISIBLE_CHECKS, checks));
-            return Outcome.COMMIT;
+            return Outcome.ACKNOWLEDGE;
         }
-        return refuse(refusal, queue, stepMessage, message, Math.max(delivery, checks),
+        return settle(refusal, message, queue, step, stepMessage, Math.max(delivery, checks), 0,
                 detail + " (not shown after " + checks + " looks over " + looked.toSeconds() + " s)");
     }
 
     /**
      * The database cannot be reached, so nothing can be decided about the message. It goes back to its queue
-     * for a later look (the step's backoff, by how often it has waited), in the transaction that acknowledges
-     * it: an outage however long spends none of the broker's deliveries, so the broker never gives up on a
+     * for a later look (the step's backoff, by how often it has waited), sent before the original is acknowledged:
+     * an outage however long spends none of the broker's deliveries, so the broker never gives up on a
      * healthy run's message and moves it to the DLQ while the database is away.
      */
     private Outcome awaitDatabase(StepDefinition step, StepMessage stepMessage, Message message, String queue, EJBException failure) {
@@ -280,13 +313,13 @@ public class StepProcessor {
         LOG.log(Level.WARNING, "Could not admit {0}: the database cannot be reached ({1}); waited {2} time(s), looking again in {3} ms",
                 new Object[] {stepMessage.idempotencyKey(), Failures.rootMessage(failure), waits, delay.toMillis()});
         dispatcher.sendBackLater((TextMessage) message, queue, delay, Map.of(DATABASE_WAITS, waits));
-        return Outcome.COMMIT;
+        return Outcome.ACKNOWLEDGE;
     }
 
     /**
      * The step is paused or held, and its queue on the broker with it, but a consumer had this message in its buffer
      * (the client takes messages ahead of the ones it runs) before the pause reached the broker. It goes back to its
-     * queue, where it waits with the others, in the transaction that acknowledges it: no attempt counted, none of the
+     * queue, where it waits with the others, before it is acknowledged: no attempt counted, none of the
      * broker's deliveries spent, the step's handler not called. (A held step's failures roll their sessions back, which
      * empties the buffers; an operator's pause of a healthy step with a backlog is where this matters.)
      */
@@ -294,7 +327,7 @@ public class StepProcessor {
         LOG.log(Level.FINE, "{0}: step {1} of {2} is not running; the message goes back to wait in its queue",
                 new Object[] {stepMessage.idempotencyKey(), step.name(), step.pipeline()});
         dispatcher.sendBackLater((TextMessage) message, queue, sendBackDelay(step, 1), Map.of());
-        return Outcome.COMMIT;
+        return Outcome.ACKNOWLEDGE;
     }
 
     /**
@@ -314,85 +347,27 @@ public class StepProcessor {
         }
     }
 
-    /**
-     * Runs the handler and records its outcome.
-     *
-     * @param inline the attempt of a first delivery admitted inline, not written yet; null if it was admitted on its own
-     */
-    private Outcome execute(StepMessage message, StepDefinition step, Admission admission, Message delivered, InlineAttempt inline) {
-        int attempt = admission.attempt();
-        StepContext context = new StepContext(message.runId(), step.pipeline(), step.name(), attempt,
-                step.retryPolicy().maxDeliveryAttempts(), admission.failuresBefore(), admission.requeueCount(),
-                message.idempotencyKey(), parse(ledger.payload(message)));
-        String output;
-        StepGate.Pass pass;
-        try {
-            pass = gate.enter(step);
-        } catch (InterruptedException shuttingDown) {
-            // waiting at the ramp-up's gate, not running the step: its transaction is rolled back, admission included,
-            // so the run is charged no attempt and the hold counts no failure
-            Thread.currentThread().interrupt();
-            return Outcome.ROLL_BACK;
-        }
-        long started = System.nanoTime();
-        try (pass; Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
-            JsonObject result = handler.get().handle(context);
-            if (result == null) {
-                throw new IllegalStateException(step.handler().getSimpleName() + " returned no payload");
-            }
-            output = payloads.output(result, step.name());
-        } catch (Exception e) {
-            metrics.stepExecuted(step.pipeline(), step.name(), false, Duration.ofNanos(System.nanoTime() - started));
-            if (inline != null) {
-                inline.writeNow(); // a failure is recorded against a written attempt, as for any other delivery
-            }
-            if (isNonRetryable(e)) {
-                recordFinalFailure(true, message, step, attempt, StepDispatcher.firstMessageId(delivered), e);
-                return Outcome.ROLL_BACK; // undo the handler's work; the redelivery is parked in the DLQ
-            }
-            health.failedRetryably(step, e); // what the automatic hold counts: a failure retrying may cure
-            return failed(message, step, admission, StepDispatcher.firstMessageId(delivered), e);
-        }
-        health.succeeded(step);
-        metrics.stepExecuted(step.pipeline(), step.name(), true, Duration.ofNanos(System.nanoTime() - started));
-        if (inline != null) {
-            inline.finish();
-        }
-        try {
-            ledger.succeeded(message, step, output, inline);
-            return Outcome.COMMIT;
-        } catch (StepLedger.RunMovedOn fenced) {
-            // the fencing at work (an operator's stop, a sweep, a requeue while the step ran): nothing failed to be written
-            LOG.log(Level.INFO, "{0}; its redelivery is settled as a copy of a dispatch the run moved past", fenced.getMessage());
-            return Outcome.ROLL_BACK;
-        } catch (EJBException | PersistenceException e) {
-            metrics.diagnosticsWriteFailed("step_success");
-            LOG.log(Level.WARNING, "Could not record the success of {0}, the broker will redeliver: {1}",
-                    new Object[] {message.idempotencyKey(), Failures.rootMessage(e)});
-            return Outcome.ROLL_BACK;
-        }
-    }
-
-    private Outcome failed(StepMessage message, StepDefinition step, Admission admission, String messageId, Exception failure) {
-        int attempt = admission.attempt();
-        if (step.retryPolicy().exhaustedBy(admission.failuresBefore() + 1)) {
+    /** A retryable failure: recorded on the run if it leaves attempts, else the step gives up (see {@link #recordFinalFailure}). */
+    private void failed(Delivery delivery, int failuresBefore, Exception failure) {
+        StepDefinition step = delivery.step();
+        StepMessage message = delivery.parsed();
+        if (step.retryPolicy().exhaustedBy(failuresBefore + 1)) {
             // Recorded before the message is parked: the broker never sees the exception.
-            recordFinalFailure(false, message, step, attempt, messageId, failure);
-        } else {
-            LOG.log(Level.WARNING, "Run {0} step {1} attempt {2} failed ({3} of {4} failures allowed), the broker redelivers"
-                            + " after {5}: {6}", new Object[] {message.runId(), step.name(), attempt, admission.failuresBefore() + 1,
-                            step.retryPolicy().maxDeliveryAttempts(), step.retryPolicy().delayBefore(admission.failuresBefore() + 2),
-                            String.valueOf(failure)});
-            metrics.stepRetried(step.pipeline(), step.name());
-            try {
-                ledger.attemptFailed(message, step, failure);
-            } catch (RuntimeException e) {
-                metrics.diagnosticsWriteFailed("failed_attempt");
-                LOG.log(Level.WARNING, "Could not record the failed attempt of {0}; it counts as interrupted: {1}",
-                        new Object[] {message.idempotencyKey(), Failures.rootMessage(e)});
-            }
+            recordFinalFailure(false, delivery, failure);
+            return;
         }
-        return Outcome.ROLL_BACK;
+        LOG.log(Level.WARNING, "Run {0} step {1} attempt {2} failed ({3} of {4} failures allowed), the broker redelivers"
+                        + " after {5}: {6}", new Object[] {message.runId(), step.name(), delivery.attempts(), failuresBefore + 1,
+                        step.retryPolicy().maxDeliveryAttempts(), step.retryPolicy().delayBefore(failuresBefore + 2),
+                        String.valueOf(failure)});
+        metrics.stepRetried(step.pipeline(), step.name());
+        try {
+            ledger.attemptFailed(message, step, failure);
+        } catch (RuntimeException e) {
+            metrics.diagnosticsWriteFailed("failed_attempt");
+            LOG.log(Level.WARNING, "Could not record the failed attempt of {0}; it counts as interrupted: {1}",
+                    new Object[] {message.idempotencyKey(), Failures.rootMessage(e)});
+        }
     }
 
     /**
@@ -400,28 +375,23 @@ public class StepProcessor {
      * fails (the database is away), the failure is still counted if it can be, and the next delivery that finds
      * the attempts used up tries again, or parks the message unexplained for the reconciler.
      */
-    private void recordFinalFailure(boolean declaredPermanent, StepMessage message, StepDefinition step, int attempt,
-                                    String messageId, Exception failure) {
+    private void recordFinalFailure(boolean declaredPermanent, Delivery delivery, Exception failure) {
+        StepMessage message = delivery.parsed();
         try {
-            outcomes.failedForGood(declaredPermanent, step, message, attempt, messageId, failure);
+            outcomes.failedForGood(declaredPermanent, delivery, failure);
         } catch (RuntimeException e) {
             metrics.diagnosticsWriteFailed("dead_letter");
             LOG.log(Level.SEVERE, "Could not record the dead letter of {0} ({1}: {2}); its next delivery tries again: {3}",
                     new Object[] {message.idempotencyKey(), declaredPermanent ? "declared permanent" : "attempts used",
                             String.valueOf(failure), Failures.rootMessage(e)});
             try {
-                ledger.attemptFailed(message, step, failure); // counted, so the next delivery gives up instead of retrying
+                ledger.attemptFailed(message, delivery.step(), failure); // counted, so the next delivery gives up instead of retrying
             } catch (RuntimeException alsoFailed) {
                 metrics.diagnosticsWriteFailed("failed_attempt");
                 LOG.log(Level.SEVERE, "Could not record the failed attempt of {0} either: {1}",
                         new Object[] {message.idempotencyKey(), Failures.rootMessage(alsoFailed)});
             }
         }
-    }
-
-    private Outcome refuse(Refusal refusal, String queue, StepMessage parsed, Message message, int delivery, String problem) {
-        outcomes.refuse(refusal, queue, parsed, message, delivery, problem);
-        return Outcome.COMMIT; // acknowledges the original: its copy is in the DLQ
     }
 
     /** Whether the failure, or anything in its cause chain, is declared {@link NonRetryable}. */
@@ -432,12 +402,6 @@ public class StepProcessor {
             }
         }
         return false;
-    }
-
-    private static JsonObject parse(String payload) {
-        try (var reader = JSON.createReader(new StringReader(payload))) {
-            return reader.readObject();
-        }
     }
 
     /** The broker's delivery count, 1 on the first delivery. */

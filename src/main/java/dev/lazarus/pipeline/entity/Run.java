@@ -88,6 +88,14 @@ public class Run {
     @Column(name = "trace_id", length = 32)
     private String traceId;
 
+    /**
+     * The node (its incarnation, see {@code Dispatches}) that sends the dispatch this run waits for, after the
+     * transaction that recorded it commits; null for a dispatch sent inside its transaction (a requeue's). Read only
+     * while the run is {@code PENDING}: if that node dies before sending, another sends it again.
+     */
+    @Column(name = "dispatched_by", length = 140)
+    private String dispatchedBy;
+
     @Version
     private long version;
 
@@ -110,9 +118,49 @@ public class Run {
         this.updatedAt = now;
     }
 
+    /**
+     * A run's row as the hot path reads it with SQL ({@code StepRecords}: a step's claim is one statement, without an
+     * entity manager): every column the entity maps (kept so by {@code StepRecordsTest}).
+     */
+    public record Row(UUID id, String pipeline, RunState state, String currentStep, long generation, String payload,
+                      int requeueCount, Instant createdAt, Instant updatedAt, Instant heartbeatAt, Instant finishedAt,
+                      String submissionKey, String submissionDigest, String traceId, String dispatchedBy, long version) {
+    }
+
+    /** The run a row holds, not managed by an entity manager; its place counts as reported (it was, when written). */
+    public static Run restored(Row row) {
+        Run run = new Run();
+        run.id = Objects.requireNonNull(row.id());
+        run.pipeline = row.pipeline();
+        run.state = row.state();
+        run.currentStep = row.currentStep();
+        run.generation = row.generation();
+        run.payload = row.payload();
+        run.requeueCount = row.requeueCount();
+        run.createdAt = row.createdAt();
+        run.updatedAt = row.updatedAt();
+        run.heartbeatAt = row.heartbeatAt();
+        run.finishedAt = row.finishedAt();
+        run.submissionKey = row.submissionKey();
+        run.submissionDigest = row.submissionDigest();
+        run.traceId = row.traceId();
+        run.dispatchedBy = row.dispatchedBy();
+        run.version = row.version();
+        run.placeReported();
+        return run;
+    }
+
     /** Whether a message for this step and generation may execute now; anything else is stale. */
     public boolean accepts(String step, long messageGeneration) {
         return state.isLive() && generation == messageGeneration && Objects.equals(currentStep, step);
+    }
+
+    /** The dispatch this run now waits for is sent by {@code incarnation} once the transaction commits. */
+    public void dispatchedBy(String incarnation) {
+        if (state != RunState.PENDING) {
+            throw new IllegalStateException("run " + id + " is " + state + ": it waits for no dispatch");
+        }
+        dispatchedBy = Objects.requireNonNull(incarnation, "incarnation");
     }
 
     public void attemptStarted(Instant now) {
@@ -140,6 +188,7 @@ public class Run {
         currentStep = Objects.requireNonNull(nextStep, "nextStep");
         payload = Objects.requireNonNull(newPayload, "newPayload");
         state = RunState.PENDING;
+        dispatchedBy = null;
         heartbeatAt = null;
         updatedAt = now;
     }
@@ -181,6 +230,7 @@ public class Run {
         generation++;
         requeueCount++;
         state = RunState.PENDING;
+        dispatchedBy = null;
         finishedAt = null;
         updatedAt = now;
         return generation;
@@ -214,6 +264,7 @@ public class Run {
         } else {
             currentStep = nextStep;
             state = RunState.PENDING;
+            dispatchedBy = null;
             finishedAt = null;
         }
         return generation;
@@ -268,6 +319,7 @@ public class Run {
     }
 
     public String traceId() { return traceId; }
+    public String dispatchedBy() { return dispatchedBy; }
     public long version() { return version; }
 
     /** The run's place: its state, step and dispatch. */

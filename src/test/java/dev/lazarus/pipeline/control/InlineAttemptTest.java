@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The first delivery's attempt is written at most once: by the timer of a long step, or before a failure, or never. */
+/** The first delivery's attempt is written at most once: by the watcher of a long step, or before a failure, or never. */
 class InlineAttemptTest {
 
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
@@ -30,7 +30,7 @@ class InlineAttemptTest {
         return InlineAttempt.start("run-1:parse#1", 1, Instant.now(), () -> {
             writes.incrementAndGet();
             return write.getAsBoolean();
-        }, timers, writeAfter);
+        }, new AttemptWatch(timers), writeAfter);
     }
 
     /** A write in progress: says it started, then holds until released. */

@@ -1,0 +1,229 @@
+package dev.lazarus.pipeline.control;
+
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
+import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Tracing;
+import io.opentelemetry.context.Scope;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import jakarta.annotation.Resource;
+import jakarta.ejb.SessionContext;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * Records new runs, each with the dispatch of its first step, in one database transaction of its own: the messages are
+ * sent by {@link Runs} once it has committed (so a consumer never receives a message before it can read the run).
+ */
+@Stateless
+public class NewRuns {
+
+    @PersistenceContext
+    EntityManager em;
+
+    @Inject
+    Pipelines pipelines;
+
+    @Inject
+    Dispatches dispatches;
+
+    @Inject
+    Tracing tracing;
+
+    @Inject
+    Clock clock;
+
+    @Resource
+    SessionContext session;
+
+    /**
+     * Starts a run like {@link #start(String, JsonObject)}; with a {@code submissionKey} (the client's
+     * Idempotency-Key) a run an earlier submission with that key created is returned instead, and a key
+     * reused for a different request is refused. Two submissions with one key racing each other: the second
+     * one's insert fails on the unique key and rolls back; the caller asks again and finds the first one's run.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public Runs.Started start(String pipelineName, JsonObject payload, String submissionKey) {
+        PipelineDefinition pipeline = pipelines.find(pipelineName).orElseThrow(() -> Problem.unprocessable(
+                "unknown pipeline '" + pipelineName + "'; known pipelines: "
+                        + pipelines.all().stream().map(PipelineDefinition::name).toList()));
+        String key = submissionKey == null ? null : callerKey(submissionKey, "");
+        String digest = key == null ? null : sha256(pipeline.name() + "\n" + canonical(payload));
+        if (key != null) {
+            Optional<Run> earlier = findBySubmissionKey(key);
+            if (earlier.isPresent()) {
+                if (!earlier.get().createdBy(digest)) {
+                    throw Problem.unprocessable("Idempotency-Key '" + submissionKey + "' was already used for a different request"
+                            + " (it started run " + earlier.get().id() + "); a retry must send the same pipeline and payload");
+                }
+                return new Runs.Started(earlier.get(), false, List.of());
+            }
+        }
+        StepDefinition first = pipeline.first();
+        Run run = new Run(pipeline.name(), first.name(), payload.toString(), clock.instant());
+        if (key != null) {
+            run.submittedAs(key, digest);
+        }
+        run.dispatchedBy(dispatches.incarnation());
+        Tracing.RunSpan trace = tracing.startRun(pipeline.name(), false);
+        try (Scope scope = trace.scope()) {
+            run.tracedAs(trace.traceId());
+            trace.identify(run.id());
+            em.persist(run);
+            return new Runs.Started(run, true, List.of(StepDispatcher.Dispatch.of(first,
+                    new StepMessage(run.id(), first.name(), run.generation()), run.traceId())));
+        } finally {
+            trace.end();
+        }
+    }
+
+    /** Between a batch's key and an item's index in the stored keys: a space, which no Idempotency-Key contains. */
+    private static final String BATCH_ITEM = " #";
+
+    /**
+     * Starts every run of a batch in one transaction: all are stored and their first steps dispatched, or none.
+     * Unknown pipelines are refused together, each named by its index. With a {@code submissionKey}, run {@code i}
+     * is keyed {@code <caller>:<key> #<i>} (a space, which no single run's key can hold, so the two never meet): a
+     * retry of the same batch gets the runs its first attempt created; the key reused for a different batch (other
+     * runs, another order, more or fewer) is refused.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public Runs.StartedBatch startAll(List<Runs.Submission> submissions, String submissionKey) {
+        List<String> unknown = new ArrayList<>();
+        List<PipelineDefinition> definitions = new ArrayList<>(submissions.size());
+        for (int i = 0; i < submissions.size(); i++) {
+            Optional<PipelineDefinition> definition = pipelines.find(submissions.get(i).pipeline());
+            definition.ifPresent(definitions::add);
+            if (definition.isEmpty()) {
+                unknown.add("runs[" + i + "]: unknown pipeline '" + submissions.get(i).pipeline() + "'");
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw Problem.unprocessable(Problem.listing(unknown, submissions.size() + " runs") + "; known pipelines: "
+                    + pipelines.all().stream().map(PipelineDefinition::name).toList());
+        }
+        String key = submissionKey == null ? null : callerKey(submissionKey, BATCH_ITEM + (submissions.size() - 1));
+        List<String> keys = new ArrayList<>();
+        List<String> digests = new ArrayList<>();
+        if (key != null) {
+            for (int i = 0; i < submissions.size(); i++) {
+                keys.add(key + BATCH_ITEM + i);
+                // the batch's size and the item's place are part of what a retry must repeat: a shorter or
+                // reordered batch under the same key is another request
+                digests.add(sha256(submissions.size() + "\n" + i + "\n" + submissions.get(i).pipeline() + "\n"
+                        + canonical(submissions.get(i).payload())));
+            }
+            Optional<List<Run>> earlier = earlierBatch(keys, digests, submissionKey);
+            if (earlier.isPresent()) {
+                return new Runs.StartedBatch(earlier.get(), false, List.of());
+            }
+        }
+        Instant now = clock.instant();
+        String incarnation = dispatches.incarnation();
+        List<Run> started = new ArrayList<>(submissions.size());
+        List<StepDispatcher.Dispatch> firstSteps = new ArrayList<>(submissions.size());
+        for (int i = 0; i < submissions.size(); i++) {
+            PipelineDefinition pipeline = definitions.get(i);
+            StepDefinition first = pipeline.first();
+            Run run = new Run(pipeline.name(), first.name(), submissions.get(i).payload().toString(), now);
+            if (key != null) {
+                run.submittedAs(keys.get(i), digests.get(i));
+            }
+            run.dispatchedBy(incarnation);
+            // each run of a batch is a trace of its own, linked to the request's; its first step is dispatched under it
+            Tracing.RunSpan trace = tracing.startRun(pipeline.name(), true);
+            try (Scope scope = trace.scope()) {
+                run.tracedAs(trace.traceId());
+                trace.identify(run.id());
+                em.persist(run);
+                started.add(run);
+                firstSteps.add(StepDispatcher.Dispatch.of(first, new StepMessage(run.id(), first.name(), run.generation()), run.traceId()));
+            } finally {
+                trace.end();
+            }
+        }
+        return new Runs.StartedBatch(started, true, firstSteps);
+    }
+
+    /** The runs an earlier request with this batch's keys started, if it was this very batch; refused if it was another. */
+    private Optional<List<Run>> earlierBatch(List<String> keys, List<String> digests, String submissionKey) {
+        List<Run> earlier = em.createQuery("select r from Run r where r.submissionKey in :keys", Run.class)
+                .setParameter("keys", keys).getResultList();
+        if (earlier.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, Run> byKey = earlier.stream().collect(Collectors.toMap(Run::submissionKey, r -> r));
+        List<Run> replayed = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            Run run = byKey.get(keys.get(i));
+            if (run == null || !run.createdBy(digests.get(i))) {
+                throw Problem.unprocessable("Idempotency-Key '" + submissionKey + "' was already used for a different"
+                        + " batch; a retry must send the same runs in the same order");
+            }
+            replayed.add(run);
+        }
+        return Optional.of(replayed);
+    }
+
+    /**
+     * The stored form of a caller's Idempotency-Key: keys are per caller, so two operators choosing the same key
+     * do not meet. {@code suffix} is what the longest stored key adds (a batch's index).
+     */
+    private String callerKey(String submissionKey, String suffix) {
+        String key = session.getCallerPrincipal().getName() + ":" + submissionKey;
+        if (key.length() + suffix.length() > Run.STORED_SUBMISSION_KEY_LENGTH) {
+            int room = Run.STORED_SUBMISSION_KEY_LENGTH - (key.length() + suffix.length() - submissionKey.length());
+            throw Problem.badRequest(room > 0 ? "the Idempotency-Key is too long for this user name"
+                    + (suffix.isEmpty() ? "" : " and batch") + ": at most " + room + " characters"
+                    : "this user name is too long to use Idempotency-Keys");
+        }
+        return key;
+    }
+
+    /** JSON text with every object's members in name order: the same document however a client ordered it. */
+    static String canonical(JsonValue value) {
+        if (value instanceof JsonObject object) {
+            StringBuilder text = new StringBuilder("{");
+            new TreeMap<>(object).forEach((name, member) -> text.append(text.length() > 1 ? "," : "")
+                    .append(JSON.createValue(name)).append(':').append(canonical(member)));
+            return text.append('}').toString();
+        }
+        if (value instanceof JsonArray array) {
+            return array.stream().map(NewRuns::canonical).collect(Collectors.joining(",", "[", "]"));
+        }
+        return value.toString();
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    private Optional<Run> findBySubmissionKey(String submissionKey) {
+        return em.createQuery("select r from Run r where r.submissionKey = :key", Run.class)
+                .setParameter("key", submissionKey)
+                .getResultStream().findFirst();
+    }
+}

@@ -1,0 +1,196 @@
+package dev.lazarus.pipeline.control;
+
+import static dev.lazarus.platform.control.Jsonp.JSON;
+
+import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.platform.control.Failures;
+import dev.lazarus.platform.control.Metrics;
+import jakarta.annotation.Resource;
+import jakarta.ejb.EJBException;
+import jakarta.ejb.SessionContext;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.persistence.PersistenceException;
+import java.io.StringReader;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * A step's database transaction: the handler and the step's record commit together, or neither does. It holds the
+ * database only (one phase, no transaction log): the next step's message is sent after it commits, and the delivery
+ * acknowledged after that ({@link StepProcessor}). A handler that writes to Lazarus's database through JPA writes in
+ * this transaction, so its work is undone with a failed attempt and committed exactly once with the step's record.
+ */
+@Stateless
+public class StepTransaction {
+
+    private static final Logger LOG = Logger.getLogger(StepTransaction.class.getName());
+
+    /** What became of the step in its transaction. */
+    public sealed interface Result {
+    }
+
+    /** The handler succeeded and its record committed; {@code next} is the dispatch to send now (none: the run completed). */
+    public record Succeeded(Optional<StepDispatcher.Dispatch> next) implements Result {
+    }
+
+    /** The handler failed; its transaction rolled back. Whether it declared the failure permanent. */
+    public record Failed(Exception failure, boolean declaredPermanent) implements Result {
+    }
+
+    /**
+     * The run moved past the dispatch while the step ran (stopped, swept, requeued): the outcome was discarded and the
+     * transaction rolled back; the redelivery is settled by the dead letter that fenced it.
+     */
+    public record MovedOn(String why) implements Result {
+    }
+
+    /** The outcome could not be recorded (the database refused, or could not be reached): rolled back, to be redelivered. */
+    public record NotRecorded(String why) implements Result {
+    }
+
+    /** Stopped at the ramp-up's gate before the handler ran (the server is shutting down): rolled back, nothing charged. */
+    public record Interrupted() implements Result {
+    }
+
+    /** The delivery is not a fresh dispatch's first (the run has an attempt of it, or waits for another): claim it apart. */
+    public record NotFirst() implements Result {
+    }
+
+    @Inject
+    StepLedger ledger;
+
+    @Inject
+    StepRecords records;
+
+    @Inject
+    Pipelines pipelines;
+
+    @Inject
+    Payloads payloads;
+
+    @Inject
+    Metrics metrics;
+
+    /** Who watches each step's health (the automatic hold): told of every success and every retryable failure. */
+    @Inject
+    StepHealth health;
+
+    /** Holds back a step's deliveries on this node while it ramps up after a hold. */
+    @Inject
+    StepGate gate;
+
+    @Inject
+    Clock clock;
+
+    @Resource
+    SessionContext session;
+
+    @Inject
+    AttemptWatch attemptWatch;
+
+    /** See {@link StepProcessor#inProgressAfter}. */
+    @Inject
+    @ConfigProperty(name = "lazarus.consumer.in-progress-after", defaultValue = "PT1S")
+    Duration inProgressAfter;
+
+    /**
+     * The first delivery of a dispatch as it was sent: claimed in this transaction if the run waits for exactly it
+     * ({@link StepRecords#claimFirstDelivery}), its attempt written with its outcome.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public Result runFirstDelivery(StepMessage message, StepDefinition step, int deliveryCount) {
+        Optional<Run> run = records.claimFirstDelivery(message, step);
+        if (run.isEmpty()) {
+            return new NotFirst();
+        }
+        Instant startedAt = clock.instant();
+        InlineAttempt attempt = InlineAttempt.start(message.idempotencyKey(), deliveryCount, startedAt,
+                () -> ledger.recordAttempt(message, step, deliveryCount, startedAt), attemptWatch, inProgressAfter);
+        try {
+            return run(message, step, Claim.run(1, 0, run.get().requeueCount(), run.get().generation()), run.get(), attempt);
+        } finally {
+            attempt.finish(); // whatever happened (an Error, say), its timer never outlives the delivery
+        }
+    }
+
+    /** A delivery whose attempt {@link StepLedger#claim} counted in a transaction of its own. */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public Result runClaimed(StepMessage message, StepDefinition step, Claim claim) {
+        return run(new StepMessage(message.runId(), message.step(), claim.generation()), step, claim, null, null);
+    }
+
+    /**
+     * @param claimed the run as a first delivery's claim read it; null if it was claimed apart
+     * @param inline  the attempt of a first delivery claimed inline, not written yet; null if it was claimed apart
+     */
+    private Result run(StepMessage message, StepDefinition step, Claim claim, Run claimed, InlineAttempt inline) {
+        StepContext context = new StepContext(message.runId(), step.pipeline(), step.name(), claim.attempt(),
+                step.retryPolicy().maxDeliveryAttempts(), claim.failuresBefore(), claim.requeueCount(),
+                message.idempotencyKey(), parse(claimed != null ? claimed.payload() : records.payload(message)));
+        StepGate.Pass pass;
+        try {
+            pass = gate.enter(step);
+        } catch (InterruptedException shuttingDown) {
+            // waiting at the ramp-up's gate, not running the step: rolled back, the claim included, so the run is charged
+            // no attempt and the hold counts no failure
+            Thread.currentThread().interrupt();
+            session.setRollbackOnly();
+            return new Interrupted();
+        }
+        String output;
+        long started = System.nanoTime();
+        try (pass; Instance.Handle<? extends StepHandler> handler = pipelines.handlerFor(step)) {
+            JsonObject result = handler.get().handle(context);
+            if (result == null) {
+                throw new IllegalStateException(step.handler().getSimpleName() + " returned no payload");
+            }
+            output = payloads.output(result, step.name());
+        } catch (Exception e) {
+            metrics.stepExecuted(step.pipeline(), step.name(), false, Duration.ofNanos(System.nanoTime() - started));
+            if (inline != null) {
+                inline.writeNow(); // a failure is recorded against a written attempt, as for any other delivery
+            }
+            session.setRollbackOnly(); // the handler's work is undone; the failure is recorded after, apart
+            boolean permanent = StepProcessor.isNonRetryable(e);
+            if (!permanent) {
+                health.failedRetryably(step, e); // what the automatic hold counts: a failure retrying may cure
+            }
+            return new Failed(e, permanent);
+        }
+        health.succeeded(step);
+        metrics.stepExecuted(step.pipeline(), step.name(), true, Duration.ofNanos(System.nanoTime() - started));
+        if (inline != null) {
+            inline.finish();
+        }
+        try {
+            return new Succeeded(claimed != null ? records.succeededFirst(claimed, message, step, output, inline)
+                    : records.succeeded(message, step, output));
+        } catch (StepLedger.RunMovedOn fenced) {
+            // the fencing at work (an operator's stop, a sweep, a requeue while the step ran): nothing failed to be written
+            session.setRollbackOnly();
+            return new MovedOn(fenced.getMessage());
+        } catch (EJBException | PersistenceException e) {
+            session.setRollbackOnly();
+            metrics.diagnosticsWriteFailed("step_success");
+            LOG.log(Level.WARNING, "Could not record the success of {0}, the broker will redeliver: {1}",
+                    new Object[] {message.idempotencyKey(), Failures.rootMessage(e)});
+            return new NotRecorded(Failures.rootMessage(e));
+        }
+    }
+
+    private static JsonObject parse(String payload) {
+        try (var reader = JSON.createReader(new StringReader(payload))) {
+            return reader.readObject();
+        }
+    }
+}
