@@ -1,5 +1,6 @@
 package dev.lazarus.admin.boundary;
 
+import dev.lazarus.platform.entity.Text;
 import dev.lazarus.platform.control.Problem;
 import jakarta.ejb.EJBAccessException;
 import jakarta.faces.application.FacesMessage;
@@ -93,7 +94,7 @@ final class FacesActions {
             return Long.valueOf(id.strip());
         } catch (NumberFormatException e) {
             if (what != null) {
-                warn("'" + dev.lazarus.platform.control.Text.printable(id, 40) + "' is not a " + what + " id (a whole number).");
+                warn("'" + Text.printable(id, 40) + "' is not a " + what + " id (a whole number).");
             }
             return null;
         }

@@ -7,7 +7,7 @@ import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import dev.lazarus.platform.control.TextInput;
 import jakarta.json.JsonObject;
 import java.time.Instant;

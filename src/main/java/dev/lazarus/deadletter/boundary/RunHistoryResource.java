@@ -3,7 +3,7 @@ package dev.lazarus.deadletter.boundary;
 import dev.lazarus.deadletter.control.RunHistory;
 import dev.lazarus.pipeline.boundary.RunView;
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import dev.lazarus.deadletter.control.DeadLetterSummary;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;

@@ -1,6 +1,6 @@
 package dev.lazarus.deadletter.control;
 
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.StackSummary;

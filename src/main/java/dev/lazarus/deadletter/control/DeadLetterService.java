@@ -15,7 +15,7 @@ import dev.lazarus.pipeline.entity.StepExecution;
 import dev.lazarus.pipeline.entity.StepState;
 import dev.lazarus.platform.control.Failures;
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;

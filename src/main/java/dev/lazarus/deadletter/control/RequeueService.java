@@ -13,7 +13,7 @@ import dev.lazarus.pipeline.control.StepDispatcher;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import jakarta.jms.Message;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.PermitAll;

@@ -17,7 +17,7 @@ import jakarta.persistence.Table;
 import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
 import java.time.Duration;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,5 +1,6 @@
 package dev.lazarus.deadletter.entity;
 
+import dev.lazarus.platform.entity.Text;
 import java.time.Instant;
 import java.util.UUID;
 
@@ -32,7 +33,7 @@ public record DeadLetterFilter(DeadLetterReason reason, DeadLetterStatus status,
         }
         if (cause != null && !cause.matches("[0-9a-f]{" + CAUSE_LENGTH + "}")) {
             throw new IllegalArgumentException("a cause is a fingerprint of 16 hexadecimal digits (as the list of causes shows it), was '"
-                    + dev.lazarus.platform.control.Text.printable(cause, 40) + "'");
+                    + Text.printable(cause, 40) + "'");
         }
         if (from != null && to != null && !from.isBefore(to)) {
             throw new IllegalArgumentException("the time window is empty: from " + from + " is not before to " + to);

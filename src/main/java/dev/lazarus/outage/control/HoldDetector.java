@@ -7,7 +7,7 @@ import dev.lazarus.pipeline.control.StepControls;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.control.StepHealth;
 import dev.lazarus.pipeline.entity.StepControl;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -13,7 +13,7 @@ import dev.lazarus.pipeline.control.StepProbe;
 import dev.lazarus.pipeline.control.StepProcessor;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Metrics;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import jakarta.annotation.Resource;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;

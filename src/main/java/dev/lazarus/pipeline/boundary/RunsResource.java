@@ -11,7 +11,7 @@ import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.boundary.QueryParams;
 import dev.lazarus.platform.boundary.RequestSizeLimit;
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import dev.lazarus.platform.control.TextInput;
 import dev.lazarus.platform.control.Failures;
 import jakarta.ejb.EJBException;

@@ -5,7 +5,7 @@ import static dev.lazarus.platform.control.Jsonp.JSON;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.platform.control.Jsonp;
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;

@@ -8,6 +8,7 @@ import jakarta.inject.Inject;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
 
 /** Every pipeline the application declares, found through CDI; checks at start-up that no queue is shared. */
@@ -21,6 +22,9 @@ public class Pipelines {
     @Inject
     @Any
     Instance<StepHandler> handlers;
+
+    /** Each handler class's own {@link Instance}, selected once: selecting one anew for every step cost a step's CPU. */
+    private final Map<Class<? extends StepHandler>, Instance<? extends StepHandler>> handlerInstances = new ConcurrentHashMap<>();
 
     private final Map<String, PipelineDefinition> byName = new LinkedHashMap<>();
     private final Map<String, StepDefinition> byQueue = new LinkedHashMap<>();
@@ -63,6 +67,6 @@ public class Pipelines {
 
     /** The step's handler bean; close the handle when done so dependent beans are destroyed. */
     public Instance.Handle<? extends StepHandler> handlerFor(StepDefinition step) {
-        return handlers.select(step.handler()).getHandle();
+        return handlerInstances.computeIfAbsent(step.handler(), type -> handlers.select(type)).getHandle();
     }
 }

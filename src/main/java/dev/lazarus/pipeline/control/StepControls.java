@@ -6,7 +6,7 @@ import dev.lazarus.platform.control.AfterCommit;
 import dev.lazarus.platform.control.EventLog;
 import dev.lazarus.platform.control.Metrics;
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import dev.lazarus.platform.control.TextInput;
 import jakarta.annotation.Resource;
 import jakarta.annotation.security.PermitAll;

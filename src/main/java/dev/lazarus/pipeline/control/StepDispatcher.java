@@ -44,6 +44,14 @@ public class StepDispatcher {
     /** Artemis's duplicate-detection property: a second message with the same value on an address is dropped. */
     public static final String DUPLICATE_ID = "_AMQ_DUPL_ID";
 
+    /**
+     * On every message Lazarus dispatches, and on the copies it sends back to wait: the dispatch it carries (its
+     * idempotency key). A copy of a dispatch whose step completed is a replay when it bears this (Lazarus sent it twice:
+     * a crash between commit and acknowledgement, a resend the broker no longer recognised); one without it was made by
+     * hand, and is kept as evidence.
+     */
+    public static final String DISPATCH = "lazarusDispatch";
+
     @Inject
     JMSContext jms;
 
@@ -99,6 +107,7 @@ public class StepDispatcher {
             TextMessage text = context.createTextMessage(message.toJson());
             message.writeProperties(text);
             text.setStringProperty(DUPLICATE_ID, message.idempotencyKey());
+            text.setStringProperty(DISPATCH, message.idempotencyKey());
             tracing.inject(text, runTraceId);
             if (provenance != null) {
                 text.setIntProperty(StepMessage.REQUEUE_COUNT, provenance.count());
@@ -147,6 +156,15 @@ public class StepDispatcher {
             return first != null ? first : message.getJMSMessageID();
         } catch (JMSException | RuntimeException e) {
             return null;
+        }
+    }
+
+    /** Whether Lazarus dispatched this message (or a copy of it it sent back to wait) for this very dispatch. */
+    public static boolean isOwnDispatch(Message message, StepMessage dispatch) {
+        try {
+            return dispatch.idempotencyKey().equals(message.getStringProperty(DISPATCH));
+        } catch (JMSException | RuntimeException e) {
+            return false; // not a string: not ours
         }
     }
 

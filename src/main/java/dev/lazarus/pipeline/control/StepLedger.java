@@ -63,9 +63,11 @@ public class StepLedger {
      * a {@link Claim.Verdict#REPLAY} (see {@link #replay}).
      *
      * @param deliveryCount the broker's delivery count: kept for comparison, never taken as the attempt number
+     * @param ownDispatch   whether Lazarus sent this message for this dispatch ({@link StepDispatcher#isOwnDispatch}): only
+     *                      then can it be a replay; a copy made by hand of a completed dispatch is not awaited
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Claim claim(StepMessage message, StepDefinition step, int deliveryCount) {
+    public Claim claim(StepMessage message, StepDefinition step, int deliveryCount, boolean ownDispatch) {
         Run run = em.find(Run.class, message.runId());
         if (run == null) {
             return Claim.refused(Claim.Verdict.RUN_NOT_FOUND, "no run " + message.runId());
@@ -75,7 +77,7 @@ public class StepLedger {
                     "run " + run.id() + " belongs to pipeline " + run.pipeline() + ", this queue serves " + step.pipeline());
         }
         if (!run.accepts(message.step(), message.generation())) {
-            return notAccepted(run, message);
+            return notAccepted(run, message, ownDispatch);
         }
         Instant now = clock.instant();
         Optional<StepExecution> existing = executions.of(run.id(), step.name(), run.generation());
@@ -122,15 +124,16 @@ public class StepLedger {
     }
 
     /**
-     * A message for a dispatch the run is not waiting for. If the step's record of that dispatch has committed, it is
-     * a replay: the consumer that recorded it died (or its send failed) before the message was acknowledged.
+     * A message for a dispatch the run is not waiting for. If Lazarus sent it and the step's record of that dispatch has
+     * committed, it is a replay: the consumer that recorded it died (or its send failed) before the message was
+     * acknowledged, or the dispatch was sent twice and the broker no longer recognised the copy.
      */
-    private Claim notAccepted(Run run, StepMessage message) {
+    private Claim notAccepted(Run run, StepMessage message, boolean ownDispatch) {
         if (message.generation() > run.generation()) {
             return Claim.refused(Claim.Verdict.AHEAD, "run " + run.id() + " is at dispatch " + run.generation()
                     + ", the message names dispatch " + message.generation() + ", which it never made");
         }
-        Optional<Claim> replay = replay(run, message);
+        Optional<Claim> replay = ownDispatch ? replay(run, message) : Optional.empty();
         if (replay.isPresent()) {
             return replay.get();
         }

@@ -2,7 +2,7 @@ package dev.lazarus.pipeline.control;
 
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;

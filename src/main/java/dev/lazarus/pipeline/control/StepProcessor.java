@@ -168,7 +168,7 @@ public class StepProcessor {
         }
         Claim claim;
         try {
-            claim = claim(stepMessage, step, delivery);
+            claim = claim(stepMessage, step, delivery, StepDispatcher.isOwnDispatch(message, stepMessage));
         } catch (EJBException e) {
             if (Failures.unavailableDependency(e).orElse(null) == Failures.Dependency.DATABASE) {
                 return awaitDatabase(step, stepMessage, message, queue, e);
@@ -192,7 +192,7 @@ public class StepProcessor {
                 yield after(result, new StepMessage(stepMessage.runId(), stepMessage.step(), claim.generation()), step, message,
                         queue, delivery, claim.attempt(), claim.failuresBefore());
             }
-            case REPLAY -> replay(claim, stepMessage);
+            case REPLAY -> replay(claim, stepMessage, step);
             case GIVE_UP -> settle(Unrunnable.ATTEMPTS_USED, message, queue, step, stepMessage, delivery, claim.attempt(), claim.detail());
             case NOT_AWAITED, WRONG_PIPELINE -> settle(claim.verdict() == Claim.Verdict.NOT_AWAITED ? Unrunnable.NOT_AWAITED
                     : Unrunnable.NOT_SERVED_HERE, message, queue, step, stepMessage, delivery, 0, claim.detail());
@@ -238,8 +238,9 @@ public class StepProcessor {
     }
 
     /** The step's record of this dispatch committed before: its handler does not run again; what it dispatched is sent again. */
-    private Outcome replay(Claim claim, StepMessage message) {
+    private Outcome replay(Claim claim, StepMessage message, StepDefinition step) {
         LOG.log(Level.INFO, "{0} is a replay: {1}", new Object[] {message.idempotencyKey(), claim.detail()});
+        metrics.stepReplayed(step.pipeline(), step.name());
         return claim.resend() == null || send(claim.resend()) ? Outcome.ACKNOWLEDGE : Outcome.REDELIVER;
     }
 
@@ -255,8 +256,8 @@ public class StepProcessor {
      * the message is called an orphan: a message can briefly arrive ahead of what it names (a transaction left in doubt
      * by an earlier crash, settled by recovery).
      */
-    private Claim claim(StepMessage message, StepDefinition step, int delivery) {
-        Claim claim = ledger.claim(message, step, delivery);
+    private Claim claim(StepMessage message, StepDefinition step, int delivery, boolean ownDispatch) {
+        Claim claim = ledger.claim(message, step, delivery, ownDispatch);
         for (long wait : RUN_VISIBILITY_WAITS_MILLIS) {
             if (claim.verdict() != Claim.Verdict.RUN_NOT_FOUND && claim.verdict() != Claim.Verdict.AHEAD) {
                 break;
@@ -267,7 +268,7 @@ public class StepProcessor {
                 Thread.currentThread().interrupt();
                 break;
             }
-            claim = ledger.claim(message, step, delivery);
+            claim = ledger.claim(message, step, delivery, ownDispatch);
         }
         return claim;
     }

@@ -12,7 +12,7 @@ import jakarta.persistence.SequenceGenerator;
 import jakarta.persistence.JoinColumn;
 import jakarta.persistence.ManyToOne;
 import jakarta.persistence.Table;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import java.time.Instant;
 import java.util.Objects;
 

@@ -1,7 +1,7 @@
 package dev.lazarus.platform.boundary;
 
 import dev.lazarus.platform.control.Problem;
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import jakarta.ws.rs.core.UriInfo;
 import java.util.Arrays;
 import java.util.Collection;

@@ -45,13 +45,24 @@ public final class EventLog {
 
         /** Writes the line, with {@code message} as its readable text, and the fields in the MDC for the formatter. */
         public void log(String message) {
-            Map<String, Object> before = MDC.getMap();
+            Map<String, Object> shadowed = null; // the thread's own MDC values these fields hide for a moment (usually none)
+            for (Map.Entry<String, Object> field : fields.entrySet()) {
+                Object own = MDC.get(field.getKey());
+                if (own != null) {
+                    if (shadowed == null) {
+                        shadowed = new LinkedHashMap<>();
+                    }
+                    shadowed.put(field.getKey(), own);
+                }
+                MDC.put(field.getKey(), field.getValue());
+            }
             try {
-                fields.forEach(MDC::put);
                 LOG.info(message);
             } finally {
                 fields.keySet().forEach(MDC::remove);
-                before.forEach(MDC::put); // the thread's own MDC (if any) stays as it was
+                if (shadowed != null) {
+                    shadowed.forEach(MDC::put); // the thread's own MDC stays as it was
+                }
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.lazarus.platform.control;
 
+import dev.lazarus.platform.entity.Text;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import java.util.ArrayList;

@@ -38,6 +38,7 @@ public class Metrics {
     private static final String REQUEUES = "lazarus.requeues";
     private static final String STEP_DURATION = "lazarus.step.duration";
     private static final String STEP_RETRIES = "lazarus.step.retries";
+    private static final String STEP_REPLAYS = "lazarus.step.replays";
     private static final String RUNS_STARTED = "lazarus.runs.started";
     private static final String RUNS_FINISHED = "lazarus.runs.finished";
     private static final String SWEEP_DURATION = "lazarus.sweep.duration";
@@ -102,6 +103,14 @@ public class Metrics {
     /** A step's attempt failed and the broker will deliver it again. */
     public void stepRetried(String pipeline, String step) {
         counter(STEP_RETRIES, "pipeline", pipeline, "step", step).increment();
+    }
+
+    /**
+     * A step message arrived whose step's record had committed (a crash between the commit and the acknowledgement, or a
+     * dispatch sent twice): acknowledged without running the step.
+     */
+    public void stepReplayed(String pipeline, String step) {
+        counter(STEP_REPLAYS, "pipeline", pipeline, "step", step).increment();
     }
 
     /** A run was started, or finished ({@code state} COMPLETED or DEAD_LETTERED). */
@@ -175,6 +184,7 @@ public class Metrics {
             FINISHED_STATES.forEach(state -> counter(RUNS_FINISHED, "pipeline", step[0], "state", state));
             STEP_OUTCOMES.forEach(outcome -> timer(STEP_DURATION, "pipeline", step[0], "step", step[1], "outcome", outcome));
             counter(STEP_RETRIES, "pipeline", step[0], "step", step[1]);
+            counter(STEP_REPLAYS, "pipeline", step[0], "step", step[1]);
             counter(DEAD_LETTERS, "reason", "RETRIES_EXHAUSTED", "pipeline", step[0], "step", step[1]);
             STEP_STATE_ACTIONS.forEach(action -> counter(STEP_STATE_CHANGES, "pipeline", step[0], "step", step[1], "action", action));
             STEP_OUTCOMES.forEach(outcome -> timer(STEP_PROBE_DURATION, "pipeline", step[0], "step", step[1], "outcome", outcome));

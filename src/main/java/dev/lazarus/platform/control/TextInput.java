@@ -1,5 +1,6 @@
 package dev.lazarus.platform.control;
 
+import dev.lazarus.platform.entity.Text;
 /**
  * The one rule for text a person sends Lazarus (a note, a filter value, a name to look for): each has one stated limit,
  * the README's hostile-input table lists them all, and it is checked where it enters, before anything reads the

@@ -1,5 +1,6 @@
 package dev.lazarus.platform.control;
 
+import dev.lazarus.platform.entity.Text;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;

@@ -1,5 +1,6 @@
 package dev.lazarus.deadletter.control;
 
+import dev.lazarus.platform.entity.Text;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.lazarus.platform.control.Text;
+import dev.lazarus.platform.entity.Text;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;

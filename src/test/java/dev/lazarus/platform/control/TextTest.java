@@ -1,5 +1,7 @@
 package dev.lazarus.platform.control;
 
+import dev.lazarus.platform.entity.Text;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;

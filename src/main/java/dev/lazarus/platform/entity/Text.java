@@ -1,4 +1,4 @@
-package dev.lazarus.platform.control;
+package dev.lazarus.platform.entity;
 
 /** Text as the database columns bound it, and as a refusal quotes it back. */
 public final class Text {
