@@ -35,6 +35,19 @@ class DependencyDirectionTest {
     static final ArchRule outageControlKnowsNoPage = noClasses().that().resideInAPackage("dev.lazarus.outage..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.admin..", "dev.lazarus.sweep..", "dev.lazarus.demo..");
 
+    /** What an operator watches reads every feature, and no feature reads it: nothing else changes when a gauge does. */
+    @ArchTest
+    static final ArchRule observabilityIsALeaf = noClasses().that().resideOutsideOfPackage("dev.lazarus.observability..")
+            .should().dependOnClassesThat().resideInAPackage("dev.lazarus.observability..");
+
+    /**
+     * Entities hold their invariants themselves and call no control (their change listeners are declared in
+     * META-INF/orm.xml, not on them): a rule about an entity is found in the entity.
+     */
+    @ArchTest
+    static final ArchRule entitiesCallNoControl = noClasses().that().resideInAPackage("dev.lazarus..entity..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus..control..", "dev.lazarus..boundary..");
+
     @ArchTest
     static final ArchRule theDemoIsAPipelineLikeAnyOther = noClasses().that().resideInAPackage("dev.lazarus.demo..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.deadletter..", "dev.lazarus.sweep..", "dev.lazarus.outage..",

@@ -75,6 +75,11 @@ final class BenchReport {
                     .add("plain_relay_broker_cpu_ms_per_hop", round(d.plainRelay.brokerCpuMillisPerUnit()))
                     .add("end_to_end_runs_per_s", round(d.endToEnd.runsPerS()))
                     .add("submissions_per_s", round(d.endToEnd.submittedPerS()))
+                    .add("single_submissions_per_s", round(d.singleSubmissions.perSecond()))
+                    .add("single_submission_cpu_ms", round(d.singleSubmissions.cpuMillisPerUnit()))
+                    .add("single_submission_database_cpu_ms", round(d.singleSubmissions.databaseCpuMillisPerUnit()))
+                    .add("single_submission_broker_cpu_ms", round(d.singleSubmissions.brokerCpuMillisPerUnit()))
+                    .add("submission_to_step_cpu", round(d.submissionToStepCpu()))
                     .add("batch_submission_runs_per_s", round(d.batchSubmission.perSecond()))
                     .add("latency_ms", latency)
                     .add("dead_letter_visible_ms", d.deadLetterVisibleMillis.json())
@@ -140,6 +145,10 @@ final class BenchReport {
                 d.steps.databaseCpuMillisPerUnit()));
         row(md, "end to end, submitting while running: runs/s (submissions alone)", d -> String.format(Locale.ROOT, "%s (%s)",
                 fmt(d.endToEnd.runsPerS()), fmt(d.endToEnd.submittedPerS())));
+        row(md, "single submissions (`POST /api/runs`, 8 clients, nothing consumed meanwhile): runs/s", d -> fmt(d.singleSubmissions.perSecond()));
+        row(md, "CPU per single submission: WildFly + PostgreSQL + broker (**in steps' worth**)", d -> String.format(Locale.ROOT,
+                "%.2f + %.2f + %.2f ms (**%.2f**)", d.singleSubmissions.cpuMillisPerUnit(), d.singleSubmissions.databaseCpuMillisPerUnit(),
+                d.singleSubmissions.brokerCpuMillisPerUnit(), d.submissionToStepCpu()));
         row(md, "batch submission (`POST /api/runs/batch`, 1 000 runs each, 2 clients): runs/s", d -> fmt(d.batchSubmission.perSecond()));
         for (String name : databases.isEmpty() ? List.<String>of() : databases.get(0).latency.keySet()) {
             row(md, "latency p50 / p95 / p99 at half capacity, " + name.replace('_', ' ') + " (ms)",
@@ -211,6 +220,8 @@ final class BenchReport {
         Rate steps;
         /** The step phase's runs, submitted in batches of 1 000: runs per second. */
         Rate batchSubmission;
+        /** Single submissions (POST /api/runs), nothing consumed meanwhile: runs per second and CPU per submission. */
+        Rate singleSubmissions;
         EndToEnd endToEnd;
         Map<String, Percentiles> latency;
         Percentiles deadLetterVisibleMillis;
@@ -227,6 +238,12 @@ final class BenchReport {
 
         double ratioToPlainRelay() {
             return steps.perSecond() / plainRelay.perSecond();
+        }
+
+        /** CPU of one single submission (WildFly and PostgreSQL) in steps' worth: at most 1 is the target. */
+        double submissionToStepCpu() {
+            return (singleSubmissions.cpuMillisPerUnit() + singleSubmissions.databaseCpuMillisPerUnit())
+                    / (steps.cpuMillisPerUnit() + steps.databaseCpuMillisPerUnit());
         }
     }
 

@@ -143,6 +143,12 @@ public final class PipelineBenchmark {
                 stack.database, result.steps.perSecond(), result.steps.cpuMillisPerUnit(), result.steps.databaseCpuMillisPerUnit(),
                 result.steps.brokerCpuMillisPerUnit(), result.ratioToRelay(), result.ratioToPlainRelay(),
                 result.batchSubmission.perSecond());
+        result.singleSubmissions = singleSubmissions(stack, Math.max(200, endToEndRuns / 2));
+        log("[%s] single submissions (POST /api/runs, %d clients, nothing consumed meanwhile): %.0f runs/s, CPU per submission:"
+                        + " %.2f ms WildFly + %.2f ms PostgreSQL + %.2f ms broker; %.2f steps' worth of CPU", stack.database, clients,
+                result.singleSubmissions.perSecond(), result.singleSubmissions.cpuMillisPerUnit(),
+                result.singleSubmissions.databaseCpuMillisPerUnit(), result.singleSubmissions.brokerCpuMillisPerUnit(),
+                result.submissionToStepCpu());
         if (quick) {
             return result;
         }
@@ -254,6 +260,31 @@ public final class PipelineBenchmark {
         Duration took = Duration.between(start, Instant.now());
         return new BenchReport.Rate((long) count * STEPS_PER_RUN, took, stack.wildflyCpuMillis() - cpu,
                 stack.databaseCpuMillis() - databaseCpu, stack.brokerCpuMillis() - brokerCpu);
+    }
+
+    /**
+     * What one submission costs: {@code count} single {@code POST /api/runs} (after a warm-up of a tenth) by the
+     * benchmark's clients, each with an Idempotency-Key, while the first step queue is paused (so the CPU measured is
+     * the submissions' alone); then the queue is resumed and the runs completed, out of the measurement.
+     */
+    private BenchReport.Rate singleSubmissions(BenchStack stack, int count) throws Exception {
+        int before = count(stack.viewer, "COMPLETED");
+        stack.broker.pause(FIRST_STEP_QUEUE);
+        BenchReport.Rate rate;
+        try {
+            submit(stack.operator, Math.max(20, count / 10), i -> quickPayload());
+            long cpu = stack.wildflyCpuMillis();
+            long databaseCpu = stack.databaseCpuMillis();
+            long brokerCpu = stack.brokerCpuMillis();
+            Instant start = Instant.now();
+            submit(stack.operator, count, i -> quickPayload());
+            rate = new BenchReport.Rate(count, Duration.between(start, Instant.now()), stack.wildflyCpuMillis() - cpu,
+                    stack.databaseCpuMillis() - databaseCpu, stack.brokerCpuMillis() - brokerCpu);
+        } finally {
+            stack.broker.resume(FIRST_STEP_QUEUE);
+        }
+        awaitCompleted(stack, before + count + Math.max(20, count / 10), Instant.now().plus(PHASE_TIMEOUT));
+        return rate;
     }
 
     private BenchReport.EndToEnd endToEnd(BenchStack stack, int count) throws Exception {

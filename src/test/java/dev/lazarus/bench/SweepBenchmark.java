@@ -118,26 +118,59 @@ public final class SweepBenchmark {
         long wildfly = ProcessCpu.wildfly();
         long wildflyCpuBefore = ProcessCpu.millis(wildfly);
         long postgresCpuBefore = ProcessCpu.treeMillis(postmaster);
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-        String auth = "Basic " + java.util.Base64.getEncoder().encodeToString(
-                System.getProperty("bench.operator", "operator:operator-pw").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        double load = Double.parseDouble(System.getProperty("bench.sweep.load", "30"));
+        dev.lazarus.it.Api operator = api(app, System.getProperty("bench.operator", "operator:operator-pw"));
+        StepLoad baseline = null;
+        StepLoad during = null;
+        if (load > 0) {
+            // the same steady load twice: first with nothing to sweep beside it, then while the stale runs are swept
+            System.out.printf(Locale.ROOT, "Baseline: %.0f runs/s for 20 s, nothing swept meanwhile%n", load);
+            baseline = StepLoad.start(operator, load);
+            Thread.sleep(20_000);
+            baseline.stop();
+            wildflyCpuBefore = ProcessCpu.millis(wildfly);
+            postgresCpuBefore = ProcessCpu.treeMillis(postmaster);
+            during = StepLoad.start(operator, load);
+            Thread.sleep(3_000); // the load is running before the sweep starts
+        }
         long start = System.nanoTime();
+        int[] swept = sweepAll(app, operator);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        double wildflyCpu = (ProcessCpu.millis(wildfly) - wildflyCpuBefore) / 1000.0;
+        double postgresCpu = (ProcessCpu.treeMillis(postmaster) - postgresCpuBefore) / 1000.0;
+        int total = swept[1];
+        System.out.printf(Locale.ROOT, "All stale runs dead-lettered by %d sweeps in %.1f s%n", swept[0], seconds);
+        System.out.printf(Locale.ROOT, "CPU: WildFly %.2f s%s, PostgreSQL %.2f s; per dead letter %.3f + %.3f ms (%,d dead letters)%s%n",
+                wildflyCpu, wildfly < 0 ? " (not found: -Dbench.wildfly-pid)" : "", postgresCpu,
+                total == 0 ? 0 : wildflyCpu * 1000 / total, total == 0 ? 0 : postgresCpu * 1000 / total, total,
+                load > 0 ? " (the steady load's steps included)" : "");
+        if (during != null) {
+            Thread.sleep(2_000);
+            during.stop();
+            dev.lazarus.it.Api viewer = api(app, System.getProperty("bench.viewer", "viewer:viewer-pw"));
+            BenchReport.Percentiles quiet = baseline.stepLatencies(viewer, null, null);
+            // only the runs submitted while the sweeps ran, from the first sweep's start to the last one's end
+            Instant sweptFrom = during.startedAt.plusSeconds(3);
+            BenchReport.Percentiles busy = during.stepLatencies(viewer, sweptFrom, sweptFrom.plusMillis((long) (seconds * 1000)));
+            System.out.printf(Locale.ROOT, "Step latency at %.0f runs/s, p50 / p95 / p99 (ms): without a sweep %s; while sweeping %s"
+                    + " (%d steps); p99 while sweeping / without: %.2f%n", load, quiet, busy, busy.samples(), busy.p99() / quiet.p99());
+        }
+    }
+
+    /** Sweeps (POST /api/staleness/sweep) until a sweep finds nothing to dead-letter; how many sweeps, and dead letters. */
+    private static int[] sweepAll(String app, dev.lazarus.it.Api operator) throws Exception {
         int sweeps = 0;
         int deadLettered;
         int total = 0;
         do {
-            java.net.http.HttpRequest sweep = java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create(app + "/api/staleness/sweep")).header("Authorization", auth)
-                    .header("Content-Type", "application/json")
-                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build();
-            java.net.http.HttpResponse<String> response;
-            while ((response = http.send(sweep, java.net.http.HttpResponse.BodyHandlers.ofString())).statusCode() == 409) {
+            dev.lazarus.it.Api.Response response;
+            while ((response = operator.post("api/staleness/sweep", "")).status() == 409) {
                 Thread.sleep(50); // the timer's sweep is running on this node (one at a time): ask again when it is done
             }
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException("sweep answered " + response.statusCode() + ": " + response.body());
+            if (response.status() != 200) {
+                throw new IllegalStateException("sweep answered " + response.status() + ": " + response.body());
             }
-            jakarta.json.JsonObject report = jakarta.json.Json.createReader(new java.io.StringReader(response.body())).readObject();
+            jakarta.json.JsonObject report = response.json();
             deadLettered = report.getJsonObject("deadLettered").values().stream()
                     .mapToInt(v -> ((jakarta.json.JsonNumber) v).intValue()).sum();
             sweeps++;
@@ -145,13 +178,66 @@ public final class SweepBenchmark {
             System.out.printf(Locale.ROOT, "sweep %d: %d candidates, %d dead-lettered, took %s%n", sweeps,
                     report.getInt("candidates"), deadLettered, report.getString("took"));
         } while (deadLettered > 0);
-        double seconds = (System.nanoTime() - start) / 1e9;
-        double wildflyCpu = (ProcessCpu.millis(wildfly) - wildflyCpuBefore) / 1000.0;
-        double postgresCpu = (ProcessCpu.treeMillis(postmaster) - postgresCpuBefore) / 1000.0;
-        System.out.printf(Locale.ROOT, "All stale runs dead-lettered by %d sweeps in %.1f s%n", sweeps, seconds);
-        System.out.printf(Locale.ROOT, "CPU: WildFly %.2f s%s, PostgreSQL %.2f s; per dead letter %.3f + %.3f ms (%,d dead letters)%n",
-                wildflyCpu, wildfly < 0 ? " (not found: -Dbench.wildfly-pid)" : "", postgresCpu,
-                total == 0 ? 0 : wildflyCpu * 1000 / total, total == 0 ? 0 : postgresCpu * 1000 / total, total);
+        return new int[] {sweeps, total};
+    }
+
+    private static dev.lazarus.it.Api api(String app, String credentials) throws java.net.MalformedURLException {
+        String[] userAndPassword = credentials.split(":", 2);
+        return new dev.lazarus.it.Api(java.net.URI.create(app.endsWith("/") ? app : app + "/").toURL(), userAndPassword[0],
+                userAndPassword[1]);
+    }
+
+    /** Quick demo runs submitted at a steady rate, and afterwards each one's steps' latencies (from the API's timestamps). */
+    private static final class StepLoad {
+        private final java.util.concurrent.ScheduledExecutorService pacer = java.util.concurrent.Executors.newScheduledThreadPool(4);
+        private final java.util.List<String[]> runs = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        private final Instant startedAt = Instant.now();
+
+        static StepLoad start(dev.lazarus.it.Api operator, double perSecond) {
+            StepLoad load = new StepLoad();
+            java.util.concurrent.atomic.AtomicLong n = new java.util.concurrent.atomic.AtomicLong();
+            load.pacer.scheduleAtFixedRate(() -> {
+                try {
+                    String at = Instant.now().toString();
+                    load.runs.add(new String[] {operator.startRun("{\"url\":\"https://bench.example.org/sweep-load-"
+                            + n.incrementAndGet() + ".html\"}"), at});
+                } catch (RuntimeException e) {
+                    System.out.println("a load submission failed: " + e);
+                }
+            }, 0, (long) (1_000_000 / perSecond), java.util.concurrent.TimeUnit.MICROSECONDS);
+            return load;
+        }
+
+        void stop() throws InterruptedException {
+            pacer.shutdown();
+            pacer.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+        }
+
+        /**
+         * Each step's latency, from its dispatch (the run's creation, or the step before's end) to its end, of the runs
+         * submitted between {@code from} and {@code to} (null: all), once they have all completed.
+         */
+        BenchReport.Percentiles stepLatencies(dev.lazarus.it.Api viewer, Instant from, Instant to) throws InterruptedException {
+            java.util.List<Double> samples = new java.util.ArrayList<>();
+            for (String[] run : new java.util.ArrayList<>(runs)) {
+                Instant submitted = Instant.parse(run[1]);
+                if (from != null && (submitted.isBefore(from) || submitted.isAfter(to))) {
+                    continue;
+                }
+                jakarta.json.JsonObject view = viewer.run(run[0]);
+                for (int wait = 0; !"COMPLETED".equals(view.getString("state")) && wait < 600; wait++) {
+                    Thread.sleep(100);
+                    view = viewer.run(run[0]);
+                }
+                Instant previous = Instant.parse(view.getString("createdAt"));
+                for (jakarta.json.JsonValue value : view.getJsonArray("steps")) {
+                    Instant finished = Instant.parse(value.asJsonObject().getString("finishedAt"));
+                    samples.add(Duration.between(previous, finished).toNanos() / 1e6);
+                    previous = finished;
+                }
+            }
+            return BenchReport.Percentiles.of(samples);
+        }
     }
 
     private static void fill(Connection db, int runs, int stale, Instant now) throws SQLException {

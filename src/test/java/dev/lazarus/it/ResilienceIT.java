@@ -80,6 +80,7 @@ class ResilienceIT {
     private ParkedMessageCheck parkedMessages;
     private DeadLetterService deadLetterService;
     private Pipelines pipelines;
+    private dev.lazarus.pipeline.control.StepDispatcher dispatcher;
 
     /** Looked up rather than injected: the same beans the application uses, through CDI itself. */
     @BeforeEach
@@ -92,6 +93,7 @@ class ResilienceIT {
         parkedMessages = CDI.current().select(ParkedMessageCheck.class).get();
         deadLetterService = CDI.current().select(DeadLetterService.class).get();
         pipelines = CDI.current().select(Pipelines.class).get();
+        dispatcher = CDI.current().select(dev.lazarus.pipeline.control.StepDispatcher.class).get();
         // a step that ran again lately starts the staleness clock of the runs waiting at it from then (README, Outage
         // control): the runs these tests make "an hour ago" must not meet a step another test class paused and resumed
         fixtures.update("update step_control set resumed_at = null where state = 'RUNNING'");
@@ -277,15 +279,14 @@ class ResilienceIT {
         CountDownLatch proceed = new CountDownLatch(1);
         ExecutorService both = Executors.newFixedThreadPool(2);
         try {
-            Future<?> step = both.submit(() -> {
-                fixtures.succeedAndWaitBeforeCommitting(run, "parse", written, proceed);
-                return null;
-            });
+            Future<java.util.Optional<dev.lazarus.pipeline.control.StepDispatcher.Dispatch>> step = both.submit(() ->
+                    fixtures.succeedAndWaitBeforeCommitting(run, "parse", written, proceed));
             assertTrue(written.await(30, TimeUnit.SECONDS), "the consumer did not record its success");
             Future<DeadLetter> stop = both.submit(() -> deadLetterService.stop(run, "operator", "stopped while its step committed"));
             Await.until("the stop waiting for the step's commit", Duration.ofSeconds(30), fixtures::sessionsWaitingForALock, n -> n >= 1);
             proceed.countDown();
-            step.get(30, TimeUnit.SECONDS);
+            // sent once the step's transaction committed, as the consumer sends it
+            step.get(30, TimeUnit.SECONDS).ifPresent(dispatcher::send);
             DeadLetter stopped = stop.get(30, TimeUnit.SECONDS);
             assertEquals("index", stopped.stepName(), "the step's commit came first: the stop holds the run at the step after it");
             assertEquals(generation + 1, stopped.generation(), "the dispatch of index the step's commit made");

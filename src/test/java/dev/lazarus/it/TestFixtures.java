@@ -183,16 +183,19 @@ public class TestFixtures {
 
     /**
      * A consumer whose step succeeds, in a transaction of its own: it records the success (the run's row now written and
-     * locked) and waits from {@code written} until {@code proceed} before it commits.
+     * locked) and waits from {@code written} until {@code proceed} before it commits. The next step's dispatch it made is
+     * returned: the caller sends it, as the consumer does once the step's transaction has committed.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public void succeedAndWaitBeforeCommitting(UUID runId, String step, java.util.concurrent.CountDownLatch written,
-                                               java.util.concurrent.CountDownLatch proceed) throws InterruptedException {
+    public java.util.Optional<dev.lazarus.pipeline.control.StepDispatcher.Dispatch> succeedAndWaitBeforeCommitting(UUID runId,
+            String step, java.util.concurrent.CountDownLatch written, java.util.concurrent.CountDownLatch proceed)
+            throws InterruptedException {
         Run run = em.find(Run.class, runId);
-        records.succeeded(new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation()),
+        var next = records.succeeded(new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation()),
                 pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}");
         written.countDown();
         proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
+        return next;
     }
 
     public String currentStepOf(UUID run) {

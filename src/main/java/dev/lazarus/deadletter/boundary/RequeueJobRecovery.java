@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.boundary;
 import dev.lazarus.deadletter.control.BulkJobStore;
 import dev.lazarus.deadletter.control.BulkJobs;
 import dev.lazarus.platform.control.TimerRuns;
+import dev.lazarus.platform.control.WatchedTimers;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.DependsOn;
@@ -17,7 +18,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -57,7 +57,7 @@ public class RequeueJobRecovery {
     Duration silentAfter;
 
     @Inject
-    TimerRuns timerRuns;
+    WatchedTimers watchedTimers;
 
     /** The check's name in {@link TimerRuns}. */
     public static final String SILENT_CHECK = "silent-requeue-jobs";
@@ -67,29 +67,19 @@ public class RequeueJobRecovery {
             info = "Lazarus: interrupt requeue jobs that stopped making progress")
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void interruptSilentJobs() {
-        try {
-            Instant started = Instant.now();
-            store.interruptSilent(silentAfter); // judged by the database's clock: the nodes' may differ
-            timerRuns.finished(SILENT_CHECK, Duration.between(started, Instant.now()));
-        } catch (RuntimeException e) {
-            // never let an exception cancel a persistent timer's next runs; say it loudly instead
-            LOG.log(Level.SEVERE, "Could not check for silent bulk jobs; the next check runs in a minute", e);
-        }
+        watchedTimers.fired(SILENT_CHECK, "the check for silent bulk jobs", this::checkNow);
     }
 
     /** On every node (see {@link TimerRuns}): checks itself if the installation's check has not run for five minutes. */
     @Schedule(hour = "*", minute = "*", second = "50", persistent = false, info = "Lazarus watchdog of the silent requeue job check")
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void watchSilentJobCheck() {
-        try {
-            if (timerRuns.claimOverdue(SILENT_CHECK, WATCHDOG_OVERDUE)) {
-                LOG.log(Level.WARNING, "The check for silent bulk jobs has not run for {0}: its persistent timer is not firing;"
-                        + " node {1} checks instead", new Object[] {WATCHDOG_OVERDUE, TimerRuns.NODE});
-                interruptSilentJobs();
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "The watchdog of the silent bulk job check failed; it looks again in a minute", e);
-        }
+        watchedTimers.watch(SILENT_CHECK, "the check for silent bulk jobs", WATCHDOG_OVERDUE, this::checkNow);
+    }
+
+    private boolean checkNow() {
+        store.interruptSilent(silentAfter); // judged by the database's clock: the nodes' may differ
+        return true;
     }
 
     @PostConstruct

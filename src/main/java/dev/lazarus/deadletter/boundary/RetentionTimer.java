@@ -2,11 +2,11 @@ package dev.lazarus.deadletter.boundary;
 
 import dev.lazarus.deadletter.control.Retention;
 import dev.lazarus.platform.control.TimerRuns;
+import dev.lazarus.platform.control.WatchedTimers;
 import jakarta.ejb.Schedule;
 import jakarta.ejb.Singleton;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -28,7 +28,7 @@ public class RetentionTimer {
     Retention retention;
 
     @Inject
-    TimerRuns timerRuns;
+    WatchedTimers timers;
 
     @Inject
     @ConfigProperty(name = "lazarus.retention.overdue-after", defaultValue = "PT2H")
@@ -37,30 +37,20 @@ public class RetentionTimer {
     /** On every node (see {@link TimerRuns}): purges if the hourly purge has not finished for two hours. */
     @Schedule(hour = "*", minute = "*/10", persistent = false, info = "Lazarus retention watchdog")
     public void watch() {
-        try {
-            if (timerRuns.claimOverdue(NAME, overdueAfter)) {
-                LOG.log(Level.WARNING, "The retention purge has not finished for {0}: its persistent timer is not firing;"
-                        + " node {1} purges instead", new Object[] {overdueAfter, TimerRuns.NODE});
-                purge();
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "The retention watchdog failed; it looks again in ten minutes", e);
-        }
+        timers.watch(NAME, "the retention purge", overdueAfter, this::purgeNow);
     }
 
     @Schedule(hour = "*", minute = "${lazarus.retention.schedule-minute:17}", persistent = true,
             info = "Lazarus retention: purge long-closed dead letters")
     public void purge() {
-        try {
-            Instant started = Instant.now();
-            int purged = retention.purge();
-            timerRuns.finished(NAME, Duration.between(started, Instant.now()));
-            if (purged > 0) {
-                LOG.log(Level.INFO, "Retention: purged {0} dead letter(s) closed more than {1} ago",
-                        new Object[] {purged, retention.resolvedAfter()});
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "Retention purge failed; the next one runs on schedule", e);
+        timers.fired(NAME, "the retention purge", this::purgeNow);
+    }
+
+    private boolean purgeNow() {
+        int purged = retention.purge();
+        if (purged > 0) {
+            LOG.log(Level.INFO, "Retention: purged {0} dead letter(s) closed more than {1} ago", new Object[] {purged, retention.resolvedAfter()});
         }
+        return true;
     }
 }

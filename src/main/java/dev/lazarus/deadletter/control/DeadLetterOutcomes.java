@@ -7,12 +7,18 @@ import dev.lazarus.pipeline.control.DeliveryOutcomes;
 import dev.lazarus.pipeline.control.StepMessage;
 import dev.lazarus.platform.control.Failures;
 import dev.lazarus.platform.control.Metrics;
+import dev.lazarus.platform.entity.Text;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
+import java.time.Clock;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -38,7 +44,16 @@ public class DeadLetterOutcomes implements DeliveryOutcomes {
     RequeueService requeues;
 
     @Inject
+    DeadLetters reads;
+
+    @Inject
     Metrics metrics;
+
+    @PersistenceContext
+    EntityManager em;
+
+    @Inject
+    Clock clock;
 
     static DeadLetterReason reasonFor(Unrunnable why) {
         return switch (why) {
@@ -83,7 +98,7 @@ public class DeadLetterOutcomes implements DeliveryOutcomes {
      * died before acknowledging it, it finds that dead letter and is acknowledged: one message, one dead letter.
      */
     private void refuse(DeadLetterReason reason, Delivery delivery) {
-        if (delivery.redelivered() && deadLetters.findAboutMessage(delivery.messageId(), delivery.queue()).isPresent()) {
+        if (delivery.redelivered() && reads.findAboutMessage(delivery.messageId(), delivery.queue()).isPresent()) {
             LOG.log(Level.INFO, "Message {0} on {1} was refused before its consumer died; its dead letter stands",
                     new Object[] {delivery.messageId(), delivery.queue()});
             return;
@@ -110,16 +125,16 @@ public class DeadLetterOutcomes implements DeliveryOutcomes {
             deadLetterQueues.parkUnexplained(delivery.message(), delivery.step().queue());
             return;
         }
-        deadLetters.takeCopyOfDispatch(deadLetter.id(), delivery, "the step had used its attempts");
+        takeCopyOfDispatch(deadLetter.id(), delivery, "the step had used its attempts");
     }
 
     /** A dispatch the run is not waiting for: the dead letter of that dispatch takes it, or it is a stale message of its own. */
     private void notAwaited(Delivery delivery) {
         StepMessage message = delivery.parsed();
-        Optional<DeadLetter> ofDispatch = deadLetters.findForDispatch(message.runId(), message.generation())
+        Optional<DeadLetter> ofDispatch = reads.findForDispatch(message.runId(), message.generation())
                 .filter(d -> message.step().equals(d.stepName()));
         if (ofDispatch.isPresent()) {
-            deadLetters.takeCopyOfDispatch(ofDispatch.get().id(), delivery, delivery.detail());
+            takeCopyOfDispatch(ofDispatch.get().id(), delivery, delivery.detail());
         } else {
             refuse(DeadLetterReason.STALE_MESSAGE, delivery);
         }
@@ -133,7 +148,7 @@ public class DeadLetterOutcomes implements DeliveryOutcomes {
      */
     private boolean retried(Delivery delivery) {
         DeadLetterQueues.ParkedMark mark = DeadLetterQueues.ParkedMark.of(delivery.message());
-        Optional<DeadLetter> marked = mark == null ? Optional.empty() : deadLetters.lockedParkedWith(mark);
+        Optional<DeadLetter> marked = mark == null ? Optional.empty() : reads.lockedParkedWith(mark);
         if (marked.isEmpty()) {
             return false;
         }
@@ -149,8 +164,47 @@ public class DeadLetterOutcomes implements DeliveryOutcomes {
             requeues.requeueFromConsole(deadLetter.id(), parsed.runId(), delivery.message(), delivery.step());
             return true;
         }
-        deadLetters.parkAgain(deadLetter, delivery);
+        parkAgain(deadLetter, delivery);
         return true;
+    }
+
+    /**
+     * A copy of a dispatch this dead letter explains reached the consumer (the delivery after the one that gave
+     * up, or a late copy of a dispatch that was fenced or requeued since). In the caller's transaction, with
+     * the dead letter locked: if it still holds its run and has no message in the DLQ, the copy is parked there,
+     * marked with its token; otherwise it adds nothing but evidence, so it is noted on the dead letter and
+     * acknowledged without running; unless it is the parked message itself, delivered again because its consumer died
+     * before acknowledging it: that adds nothing at all.
+     */
+    private void takeCopyOfDispatch(long deadLetterId, Delivery delivery, String detail) {
+        DeadLetter deadLetter = em.find(DeadLetter.class, deadLetterId, LockModeType.PESSIMISTIC_WRITE);
+        if (deadLetter.holdsRun() && !deadLetter.isParked()) {
+            deadLetterQueues.park(delivery.message(), delivery.queue(), deadLetter);
+            LOG.log(Level.INFO, "Dead letter {0}: its message is parked in {1} ({2})", new Object[] {deadLetterId,
+                    deadLetter.deadLetterQueue(), detail});
+            return;
+        }
+        if (deadLetter.isParked() && delivery.redelivered() && Objects.equals(deadLetter.messageId(), delivery.messageId())) {
+            LOG.log(Level.INFO, "Dead letter {0}: its message was parked before its consumer died; the delivery is acknowledged",
+                    deadLetterId);
+            return;
+        }
+        String note = "a copy of this dispatch's message arrived on " + delivery.queue() + " and was acknowledged without running: "
+                + detail + (deadLetter.isOpen() ? "" : "; this dead letter is " + deadLetter.status());
+        deadLetter.addNote(DeadLetterReport.CONSUMER, Text.truncate(note, 4000), clock.instant());
+        LOG.log(Level.INFO, "Dead letter {0}: {1}", new Object[] {deadLetterId, note});
+    }
+
+    /**
+     * A message parked with this dead letter came back from the DLQ (an operator pressed Retry in the Artemis console)
+     * and can resume nothing: a message on its own, or its dead letter no longer holds the run. It is parked again under
+     * the same dead letter, which says so. In the caller's transaction, with the dead letter locked.
+     */
+    private void parkAgain(DeadLetter deadLetter, Delivery delivery) {
+        deadLetter.addNote(DeadLetterReport.CONSOLE, "retried from the Artemis console; " + (deadLetter.reason().aboutMessage()
+                ? "a message on its own resumes nothing" : "its dead letter is " + deadLetter.status() + " and holds no run")
+                + ", so it was parked again in " + deadLetter.deadLetterQueue(), clock.instant());
+        deadLetterQueues.park(delivery.message(), delivery.queue(), deadLetter);
     }
 
     private static String bodyOf(Message message) {

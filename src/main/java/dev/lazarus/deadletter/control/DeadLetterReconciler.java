@@ -32,7 +32,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * <li>a message in a step's {@code DLQ.<queue>} that Lazarus did not park (the broker moved it by itself, or
  * it was parked unexplained because the diagnostics could not be written, or someone put it there by hand) gets its
  * dead letter, with the reason the database supports (it stops its run only if it is the very dispatch the run waits
- * for: see {@link DeadLetterService#explain}), and is then marked: taken out and parked again with its dead letter's
+ * for: see {@link UnexplainedMessages#explain}), and is then marked: taken out and parked again with its dead letter's
  * token. Each pass therefore reads only messages no earlier pass settled, and a queue full of settled messages (kept
  * after a discard, say) hides nothing behind them. A message sent without a JMS message id is settled too: no
  * selector can name it, so the first such message is taken and settled in its place;</li>
@@ -64,7 +64,7 @@ public class DeadLetterReconciler {
     Pipelines pipelines;
 
     @Inject
-    DeadLetterService deadLetters;
+    UnexplainedMessages unexplained;
 
     @Inject
     ParkedMessageCheck parkedMessages;
@@ -146,7 +146,7 @@ public class DeadLetterReconciler {
         int failed = 0;
         for (DlqMessage message : page) {
             try {
-                recorded += deadLetters.explain(step, message).recordedNow() ? 1 : 0;
+                recorded += unexplained.explain(step, message).recordedNow() ? 1 : 0;
             } catch (RuntimeException e) {
                 failed++;
                 LOG.log(Level.SEVERE, "Could not record the dead letter of message {0} in {1} (run {2}); it stays there"
@@ -156,7 +156,6 @@ public class DeadLetterReconciler {
         }
         return new int[] {recorded, failed};
     }
-
 
     /**
      * @param recorded       dead letters written for messages nothing explained

@@ -29,6 +29,8 @@ public record DeadLetterReport(DeadLetterReason reason, String queue, UUID runId
     static final int STACK_TRACE_LIMIT = 8000;
 
     public static final String CONSUMER = "consumer";
+    /** The actor of what happens through the Artemis console, which Lazarus only sees the effect of. */
+    public static final String CONSOLE = "artemis-console";
     public static final String SWEEPER = "sweeper";
     public static final String RECONCILER = "reconciler";
     /** An operator, by hand: the dead letter's audit trail names which one ({@link ByHand}). */

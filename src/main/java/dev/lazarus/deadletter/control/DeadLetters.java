@@ -327,4 +327,38 @@ public class DeadLetters {
                 .getResultStream()
                 .findFirst();
     }
+
+    /** The dead letter recorded for this dispatch of the run (not one about a message on its own), open or not. */
+    public Optional<DeadLetter> findForDispatch(UUID runId, long generation) {
+        return em.createQuery("select d from DeadLetter d where d.runId = :run and d.generation = :generation"
+                        + " and d.reason not in :aboutMessage order by d.id", DeadLetter.class)
+                .setParameter("run", runId)
+                .setParameter("generation", generation)
+                .setParameter("aboutMessage", DeadLetterReason.ABOUT_A_MESSAGE)
+                .setMaxResults(1)
+                .getResultStream()
+                .findFirst();
+    }
+
+    /** The dead letter a message out of a DLQ was parked with, locked, if its mark is genuine. */
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public Optional<DeadLetter> lockedParkedWith(DeadLetterQueues.ParkedMark mark) {
+        return Optional.ofNullable(em.find(DeadLetter.class, mark.deadLetterId(), LockModeType.PESSIMISTIC_WRITE))
+                .filter(d -> d.parkedWith(mark.token()));
+    }
+
+    /** A dead letter about this message on its own (a refusal), recorded on this queue, if there is one. */
+    public Optional<DeadLetter> findAboutMessage(String messageId, String queue) {
+        if (messageId == null) {
+            return Optional.empty();
+        }
+        return em.createQuery("select d from DeadLetter d where d.messageId = :message and d.queue = :queue"
+                        + " and d.reason in :aboutMessage order by d.id", DeadLetter.class)
+                .setParameter("message", messageId)
+                .setParameter("queue", queue)
+                .setParameter("aboutMessage", DeadLetterReason.ABOUT_A_MESSAGE)
+                .setMaxResults(1)
+                .getResultStream()
+                .findFirst();
+    }
 }

@@ -76,7 +76,7 @@ public class RequeueService {
     StepDispatcher dispatcher;
 
     @Inject
-    DeadLetterService deadLetterService;
+    Resumptions resumptions;
 
     @Inject
     Clock clock;
@@ -168,7 +168,7 @@ public class RequeueService {
             requeue(target, operator, fix.method(), now);
         } else {
             Optional<StepDefinition> next = pipeline.after(target.step().name());
-            long generation = deadLetterService.continueByHand(deadLetter, run, operator, fix.method(), next.map(StepDefinition::name).orElse(null),
+            long generation = resumptions.continueByHand(deadLetter, run, operator, fix.method(), next.map(StepDefinition::name).orElse(null),
                     fix == Fix.COMPLETE_STEP ? json : before, now);
             next.ifPresent(step -> dispatcher.redispatch(step, new StepMessage(run.id(), step.name(), generation),
                     new StepDispatcher.Requeue(run.requeueCount(), operator, now), run.traceId()));
@@ -236,20 +236,20 @@ public class RequeueService {
         Optional<Target> target = target(deadLetter);
         if (target.isEmpty() || !runId.equals(deadLetter.runId()) || !target.get().step().equals(step)) {
             String why = whyNot(deadLetter);
-            deadLetter.addNote(DeadLetterService.CONSOLE, Text.truncate("Retry from the Artemis console refused, the message was"
+            deadLetter.addNote(DeadLetterReport.CONSOLE, Text.truncate("Retry from the Artemis console refused, the message was"
                     + " parked again: " + why, 4000), now);
             deadLetterQueues.park(retried, step.queue(), deadLetter);
             LOG.log(Level.WARNING, "Retry of run {0} from the Artemis console refused: {1}", new Object[] {runId, why});
             return;
         }
-        requeue(target.get(), DeadLetterService.CONSOLE, REPLAYED_FROM_CONSOLE, now);
+        requeue(target.get(), DeadLetterReport.CONSOLE, REPLAYED_FROM_CONSOLE, now);
         LOG.log(Level.INFO, "Run {0} resumes at step {1}: its message was retried from {2} in the Artemis console",
                 new Object[] {runId, step.name(), step.deadLetterQueue()});
     }
 
     private void requeue(Target target, String operator, String method, Instant now) {
         Run run = target.run();
-        long generation = deadLetterService.resume(target.deadLetter(), run, operator, method, now);
+        long generation = resumptions.resume(target.deadLetter(), run, operator, method, now);
         dispatcher.redispatch(target.step(), new StepMessage(run.id(), target.step().name(), generation),
                 new StepDispatcher.Requeue(run.requeueCount(), operator, now), run.traceId());
         LOG.log(Level.FINE, "Run {0} requeued at step {1} by {2} ({3})", new Object[] {run.id(), target.step().name(), operator, method});
@@ -261,7 +261,7 @@ public class RequeueService {
             return Optional.empty();
         }
         Run run = em.find(Run.class, deadLetter.runId(), LockModeType.PESSIMISTIC_WRITE);
-        if (deadLetterService.whyNotResumable(deadLetter, run).isPresent()) {
+        if (resumptions.whyNotResumable(deadLetter, run).isPresent()) {
             return Optional.empty();
         }
         return pipelines.step(run.pipeline(), run.currentStep()).map(step -> new Target(deadLetter, run, step));
@@ -269,7 +269,7 @@ public class RequeueService {
 
     private String whyNot(DeadLetter deadLetter) {
         Run run = deadLetter.runId() == null ? null : em.find(Run.class, deadLetter.runId());
-        return deadLetterService.whyNotResumable(deadLetter, run)
+        return resumptions.whyNotResumable(deadLetter, run)
                 .orElseGet(() -> "pipeline " + run.pipeline() + " has no step " + run.currentStep() + " any more; it cannot be requeued");
     }
 

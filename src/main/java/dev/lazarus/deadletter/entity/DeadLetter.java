@@ -3,7 +3,6 @@ package dev.lazarus.deadletter.entity;
 import jakarta.persistence.CascadeType;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
-import jakarta.persistence.EntityListeners;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
 import jakarta.persistence.GeneratedValue;
@@ -43,10 +42,12 @@ import java.util.UUID;
  * <p>The investigation workflow is a small state machine: {@code PENDING} → {@code INVESTIGATING} →
  * {@code REQUEUED} | {@code RESOLVED_MANUALLY} | {@code DISCARDED} (the last three also straight from
  * pending). Every step, and every note, is appended to the audit trail with the actor.
+ *
+ * <p>Every change is reported by {@code DeadLetterChanges} (dead-letter control), its entity listener, declared in
+ * {@code META-INF/orm.xml}: an entity depends on no control.
  */
 @Entity
 @Table(name = "dead_letter")
-@EntityListeners(dev.lazarus.deadletter.control.DeadLetterChanges.class)
 public class DeadLetter {
 
     /** The size of the run snapshot column. */

@@ -52,6 +52,9 @@ public class DispatchRecovery {
 
     private final AtomicBoolean running = new AtomicBoolean();
 
+    /** Passes that failed in a row: the first is a warning, the ones after it (an outage that lasts) only at FINE. */
+    private int failedInARow;
+
     @PostConstruct
     void announce() {
         try {
@@ -78,8 +81,13 @@ public class DispatchRecovery {
                 }
             }
             owed.forgetIdle(current);
+            if (failedInARow > 0) {
+                LOG.log(Level.INFO, "The pass over owed dispatches works again, after {0} that failed", failedInARow);
+                failedInARow = 0;
+            }
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "The pass over owed dispatches failed; the next one runs in 5 s: {0}", Failures.rootMessage(e));
+            LOG.log(failedInARow++ == 0 ? Level.WARNING : Level.FINE, "The pass over owed dispatches failed; the next one runs in"
+                    + " 5 s: {0}", Failures.rootMessage(e));
         } finally {
             running.set(false);
         }

@@ -59,8 +59,8 @@ public class Dispatches {
             try {
                 dispatcher.send(dispatches.get(i));
             } catch (JMSRuntimeException | IllegalStateException e) {
-                sendFailed.set(true);
-                LOG.log(Level.WARNING, "Could not send {0} of {1} dispatch(es) after their transaction committed ({2}); they are"
+                boolean first = !sendFailed.getAndSet(true);
+                LOG.log(first ? Level.WARNING : Level.FINE, "Could not send {0} of {1} dispatch(es) after their transaction committed ({2}); they are"
                         + " recorded, and the dispatch recovery sends them again once the broker takes messages",
                         new Object[] {dispatches.size() - i, dispatches.size(), Failures.rootMessage(e)});
                 return false;
@@ -75,11 +75,17 @@ public class Dispatches {
      */
     public String retireIfSendFailed() {
         if (!sendFailed.getAndSet(false)) {
+            retiredInARow = 0;
             return null;
         }
         String retired = incarnation.getAndSet(newIncarnation());
-        LOG.log(Level.WARNING, "A dispatch could not be sent after its transaction committed: incarnation {0} is retired, and the"
-                + " dispatches it recorded are sent again (node {1} goes on as {2})", new Object[] {retired, TimerRuns.NODE, incarnation()});
+        // while the broker stays away every pass retires the one before: said once, then at FINE
+        LOG.log(retiredInARow++ == 0 ? Level.WARNING : Level.FINE, "A dispatch could not be sent after its transaction committed:"
+                + " incarnation {0} is retired, and the dispatches it recorded are sent again once the broker takes them (node {1}"
+                + " goes on as {2})", new Object[] {retired, TimerRuns.NODE, incarnation()});
         return retired;
     }
+
+    /** Passes in a row that retired an incarnation (only the recovery's thread reads and writes it). */
+    private int retiredInARow;
 }

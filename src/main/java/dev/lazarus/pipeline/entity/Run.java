@@ -2,7 +2,6 @@ package dev.lazarus.pipeline.entity;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
-import jakarta.persistence.EntityListeners;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
 import jakarta.persistence.Id;
@@ -23,10 +22,12 @@ import java.util.UUID;
  *
  * <p>{@code payload} is the pipeline's working document: each step receives it and returns the version the
  * next step sees.
+ *
+ * <p>Every change of its place is reported by {@code RunChanges} (pipeline control), its entity listener, declared in
+ * {@code META-INF/orm.xml}: an entity depends on no control.
  */
 @Entity
 @Table(name = "run")
-@EntityListeners(dev.lazarus.pipeline.control.RunChanges.class)
 public class Run {
 
     /** The size of the payload column: no step output may be larger. */

@@ -58,7 +58,12 @@ public class ApiSecurity extends HttpFilter {
             }
             chain.doFilter(request, response);
         } finally {
-            request.logout();
+            try {
+                request.logout();
+            } catch (IllegalStateException sessionEnded) {
+                // the session signing in made has ended already (a request longer than an unused session lives,
+                // lazarus.http.anonymous-session-seconds): there is nothing left to sign out of
+            }
             endSessionMadeHere(request, hadSession); // no session outlives the call (signing in made one)
         }
     }

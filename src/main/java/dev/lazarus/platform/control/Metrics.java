@@ -54,7 +54,8 @@ public class Metrics {
     private static final List<String> FINISHED_STATES = List.of("COMPLETED", "DEAD_LETTERED");
     private static final List<String> STEP_OUTCOMES = List.of("succeeded", "failed");
     private static final List<String> FINDINGS = List.of("recorded", "failed");
-    private static final List<String> DIAGNOSTICS = List.of("dead_letter", "failed_attempt", "step_success", "reconciler", "sweep_finished");
+    private static final List<String> DIAGNOSTICS = List.of("dead_letter", "failed_attempt", "step_success", "reconciler", "sweep_finished",
+            "retention_finished", "silent-requeue-jobs_finished");
 
     @Inject
     MeterRegistry registry;

@@ -1,6 +1,7 @@
 package dev.lazarus.sweep.boundary;
 
 import dev.lazarus.platform.control.TimerRuns;
+import dev.lazarus.platform.control.WatchedTimers;
 import dev.lazarus.sweep.control.Sweeps;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -12,7 +13,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Level;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -39,7 +40,7 @@ public class StaleRunSweeper {
     Sweeps sweeps;
 
     @Inject
-    TimerRuns timerRuns;
+    WatchedTimers timers;
 
     @Inject
     @ConfigProperty(name = "lazarus.sweep.overdue-after", defaultValue = "PT2M")
@@ -51,30 +52,20 @@ public class StaleRunSweeper {
             info = "Lazarus sweep watchdog: sweeps if the installation's sweeper stopped")
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public void watch() {
-        try {
-            sweepIfOverdue();
-        } catch (RuntimeException e) {
-            LOG.log(Level.SEVERE, "The sweep watchdog failed; it looks again in a minute", e);
-        }
+        sweepIfOverdue();
     }
 
     /** Sweeps if no sweep finished for {@code lazarus.sweep.overdue-after} and this node's claim wins; whether it swept. */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public boolean sweepIfOverdue() {
-        if (!timerRuns.claimOverdue(Sweeps.NAME, overdueAfter)) {
-            return false;
-        }
-        LOG.log(Level.WARNING, "No sweep has finished for {0}: the sweeper''s persistent timer is not firing (its node may have"
-                + " died in the middle of a firing, which leaves the timer marked as running); node {1} sweeps instead",
-                new Object[] {overdueAfter, TimerRuns.NODE});
-        return sweepUnlessRunning();
+        return alone(() -> timers.watch(Sweeps.NAME, "the sweep", overdueAfter, this::sweepOnce)).orElse(false);
     }
 
     @Schedule(hour = "*", minute = "*", second = "${lazarus.sweep.schedule-second:*/30}", persistent = true,
             info = "Lazarus sweep: stale runs and dead-letter queue reconciliation")
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public void sweep() {
-        sweepUnlessRunning();
+        alone(() -> timers.fired(Sweeps.NAME, "the sweep", this::sweepOnce));
     }
 
     /**
@@ -83,25 +74,24 @@ public class StaleRunSweeper {
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public Optional<Sweeps.SweepReport> sweepNow() {
+        return alone(sweeps::sweep);
+    }
+
+    private boolean sweepOnce() {
+        sweeps.sweep();
+        return true;
+    }
+
+    /** {@code work}, unless a sweep (with its record) is running on this node: one at a time, whoever asks. */
+    private <T> Optional<T> alone(Supplier<T> work) {
         if (!sweeping.compareAndSet(false, true)) {
             LOG.fine("A sweep is running on this node; skipped");
             return Optional.empty();
         }
         try {
-            return Optional.of(sweeps.sweep());
+            return Optional.of(work.get());
         } finally {
             sweeping.set(false);
-        }
-    }
-
-    /** A sweep, unless this node's previous one still runs; whether it swept. */
-    private boolean sweepUnlessRunning() {
-        try {
-            return sweepNow().isPresent();
-        } catch (RuntimeException e) {
-            // never let an exception cancel a persistent timer's next runs; say it loudly instead
-            LOG.log(Level.SEVERE, "Sweep failed; the next one runs on schedule", e);
-            return true;
         }
     }
 }

@@ -45,7 +45,7 @@ public class Sweeps {
      */
     static final int CHUNK = 250;
 
-    /** The sweep's name in {@link TimerRuns}. */
+    /** The sweep's name in {@link TimerRuns} (its persistent timer's runs, recorded by {@code WatchedTimers}). */
     public static final String NAME = "sweep";
 
     @Inject
@@ -53,9 +53,6 @@ public class Sweeps {
 
     @Inject
     DeadLetterReconciler reconciler;
-
-    @Inject
-    TimerRuns timerRuns;
 
     @Inject
     Metrics metrics;
@@ -105,12 +102,6 @@ public class Sweeps {
         }
         SweepReport report = new SweepReport(now, Duration.between(now, clock.instant()), candidates, deadLettered, reconciled);
         metrics.swept(report.totalDeadLettered(), report.took());
-        try {
-            timerRuns.finished(NAME, report.took());
-        } catch (EJBException e) {
-            metrics.diagnosticsWriteFailed("sweep_finished");
-            LOG.log(Level.WARNING, "Could not record when this sweep finished: {0}", Failures.rootMessage(e));
-        }
         if (report.changedAnything()) {
             LOG.log(Level.INFO, "Sweep: {0}", report);
         }
@@ -201,7 +192,6 @@ public class Sweeps {
             return count;
         }
     }
-
 
     public record SweepReport(Instant startedAt, Duration took, int candidates, Map<Kind, Integer> deadLettered,
                               DeadLetterReconciler.Result reconciled) {

@@ -28,7 +28,7 @@ class RunSnapshotTest {
     @Test
     void aPayloadThatFitsIsKeptWholeAsJsonNotAsAnEscapedString() {
         JsonObject payload = Json.createObjectBuilder().add("url", "\"".repeat(30_000)).build();
-        JsonObject snapshot = parse(DeadLetterService.snapshot(runWith(payload.toString())));
+        JsonObject snapshot = parse(RunSnapshots.of(runWith(payload.toString())));
         assertEquals(payload, snapshot.getJsonObject("payload"), "embedded as JSON: quotes are escaped once, not twice");
         assertFalse(snapshot.containsKey("payloadTruncated"));
     }
@@ -38,11 +38,11 @@ class RunSnapshotTest {
         // what a step may return: as large as the run's payload column, every character escaped in JSON
         String quotes = "\"".repeat(Run.MAX_PAYLOAD / 2 - 20);
         String payload = Json.createObjectBuilder().add("url", quotes).build().toString();
-        String snapshot = DeadLetterService.snapshot(runWith(payload + " ".repeat(Run.MAX_PAYLOAD - payload.length())));
+        String snapshot = RunSnapshots.of(runWith(payload + " ".repeat(Run.MAX_PAYLOAD - payload.length())));
         assertTrue(snapshot.length() <= DeadLetter.MAX_SNAPSHOT, "fits its column: " + snapshot.length());
 
         String controls = "\u0001".repeat(Run.MAX_PAYLOAD); // not JSON: kept as a string, each escaped to six characters
-        String cut = DeadLetterService.snapshot(runWith(controls));
+        String cut = RunSnapshots.of(runWith(controls));
         assertTrue(cut.length() <= DeadLetter.MAX_SNAPSHOT, "fits its column: " + cut.length());
         JsonObject parsed = parse(cut);
         assertTrue(parsed.getBoolean("payloadTruncated"));

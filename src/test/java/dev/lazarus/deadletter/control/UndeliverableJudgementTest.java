@@ -21,7 +21,7 @@ class UndeliverableJudgementTest {
     void aStepThatBacksOffForFiveMinutesIsNotJudgedThreeMinutesIntoItsWait() {
         RetryPolicy fiveMinutes = RetryPolicy.attempts(5).delay(Duration.ofMinutes(1)).cap(Duration.ofMinutes(5));
 
-        Instant judgeable = DeadLetterService.judgeableAt(LAST_ATTEMPT, fiveMinutes, GRACE);
+        Instant judgeable = UnexplainedMessages.judgeableAt(LAST_ATTEMPT, fiveMinutes, GRACE);
 
         assertEquals(LAST_ATTEMPT.plus(Duration.ofMinutes(7)), judgeable);
     }
@@ -30,6 +30,6 @@ class UndeliverableJudgementTest {
     void aStepThatBacksOffBrieflyIsJudgedAfterTheGrace() {
         RetryPolicy twoSeconds = RetryPolicy.attempts(4).delay(Duration.ofMillis(500)).cap(Duration.ofSeconds(2));
 
-        assertEquals(LAST_ATTEMPT.plus(GRACE).plusSeconds(2), DeadLetterService.judgeableAt(LAST_ATTEMPT, twoSeconds, GRACE));
+        assertEquals(LAST_ATTEMPT.plus(GRACE).plusSeconds(2), UnexplainedMessages.judgeableAt(LAST_ATTEMPT, twoSeconds, GRACE));
     }
 }
