@@ -71,6 +71,7 @@ final class BenchReport {
                     .add("lazarus_database_cpu_ms_per_step", round(d.steps.databaseCpuMillisPerUnit()))
                     .add("bare_relay_cpu_ms_per_hop", round(d.relay.cpuMillisPerUnit()))
                     .add("lazarus_broker_cpu_ms_per_step", round(d.steps.brokerCpuMillisPerUnit()))
+                    .add("document_service_cpu_ms_per_step", round(d.documentServiceCpuMillisPerStep))
                     .add("bare_relay_broker_cpu_ms_per_hop", round(d.relay.brokerCpuMillisPerUnit()))
                     .add("plain_relay_broker_cpu_ms_per_hop", round(d.plainRelay.brokerCpuMillisPerUnit()))
                     .add("end_to_end_runs_per_s", round(d.endToEnd.runsPerS()))
@@ -141,6 +142,8 @@ final class BenchReport {
         row(md, "broker CPU per Lazarus step / per relay hop / per non-transacted hop", d -> String.format(Locale.ROOT,
                 "%.2f ms / %.2f ms / %.2f ms", d.steps.brokerCpuMillisPerUnit(), d.relay.brokerCpuMillisPerUnit(),
                 d.plainRelay.brokerCpuMillisPerUnit()));
+        row(md, "CPU per Lazarus step of the demo's stand-in document service (its fetch step's dependency, on the same cores)",
+                d -> String.format(Locale.ROOT, "%.2f ms", d.documentServiceCpuMillisPerStep));
         row(md, "PostgreSQL CPU per Lazarus step (the relay uses none)", d -> String.format(Locale.ROOT, "%.2f ms",
                 d.steps.databaseCpuMillisPerUnit()));
         row(md, "end to end, submitting while running: runs/s (submissions alone)", d -> String.format(Locale.ROOT, "%s (%s)",
@@ -218,6 +221,8 @@ final class BenchReport {
         Rate xaLedgerRelay;
         Rate idempotentLedgerRelay;
         Rate steps;
+        /** CPU the demo's stand-in document service used per step (the fetch step calls it; nothing else does). */
+        double documentServiceCpuMillisPerStep;
         /** The step phase's runs, submitted in batches of 1 000: runs per second. */
         Rate batchSubmission;
         /** Single submissions (POST /api/runs), nothing consumed meanwhile: runs per second and CPU per submission. */

@@ -204,6 +204,11 @@ final class BenchStack implements AutoCloseable {
         return ProcessCpu.treeMillis(postmaster);
     }
 
+    /** CPU time of the stand-in document service the demo's fetch step calls (a third process on the same cores). */
+    long documentServiceCpuMillis() {
+        return ProcessCpu.millis(dir.resolve("documents.pid"));
+    }
+
     /** CPU time of the broker alone, in milliseconds. */
     long brokerCpuMillis() {
         return ProcessCpu.millis(dir.resolve("broker/data/artemis.pid"));

@@ -138,11 +138,11 @@ public final class PipelineBenchmark {
         if (profile) {
             stack.stopRecording("steps");
         }
-        log("[%s] Lazarus: %.0f steps/s, CPU per step: %.2f ms WildFly + %.2f ms PostgreSQL + %.2f ms broker; ratio to the relay"
-                        + " %.2f, to the non-transacted relay %.2f; batch submission %.0f runs/s",
+        log("[%s] Lazarus: %.0f steps/s, CPU per step: %.2f ms WildFly + %.2f ms PostgreSQL + %.2f ms broker (+ %.2f ms the demo's"
+                        + " document service); ratio to the relay %.2f, to the non-transacted relay %.2f; batch submission %.0f runs/s",
                 stack.database, result.steps.perSecond(), result.steps.cpuMillisPerUnit(), result.steps.databaseCpuMillisPerUnit(),
-                result.steps.brokerCpuMillisPerUnit(), result.ratioToRelay(), result.ratioToPlainRelay(),
-                result.batchSubmission.perSecond());
+                result.steps.brokerCpuMillisPerUnit(), result.documentServiceCpuMillisPerStep, result.ratioToRelay(),
+                result.ratioToPlainRelay(), result.batchSubmission.perSecond());
         result.singleSubmissions = singleSubmissions(stack, Math.max(200, endToEndRuns / 2));
         log("[%s] single submissions (POST /api/runs, %d clients, nothing consumed meanwhile): %.0f runs/s, CPU per submission:"
                         + " %.2f ms WildFly + %.2f ms PostgreSQL + %.2f ms broker; %.2f steps' worth of CPU", stack.database, clients,
@@ -255,8 +255,12 @@ public final class PipelineBenchmark {
         long cpu = stack.wildflyCpuMillis();
         long databaseCpu = stack.databaseCpuMillis();
         long brokerCpu = stack.brokerCpuMillis();
+        long documentsCpu = stack.documentServiceCpuMillis();
         Instant start = Instant.now();
         awaitCompleted(stack, before + count, start.plus(PHASE_TIMEOUT));
+        if (result != null) {
+            result.documentServiceCpuMillisPerStep = (stack.documentServiceCpuMillis() - documentsCpu) / (double) (count * STEPS_PER_RUN);
+        }
         Duration took = Duration.between(start, Instant.now());
         return new BenchReport.Rate((long) count * STEPS_PER_RUN, took, stack.wildflyCpuMillis() - cpu,
                 stack.databaseCpuMillis() - databaseCpu, stack.brokerCpuMillis() - brokerCpu);

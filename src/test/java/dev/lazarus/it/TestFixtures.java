@@ -165,6 +165,9 @@ public class TestFixtures {
     dev.lazarus.pipeline.control.StepRecords records;
 
     @Inject
+    dev.lazarus.pipeline.control.Dispatches dispatches;
+
+    @Inject
     dev.lazarus.pipeline.control.Pipelines pipelines;
 
     /**
@@ -178,7 +181,7 @@ public class TestFixtures {
         dev.lazarus.pipeline.control.StepMessage message = new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation());
         read.countDown();
         proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
-        records.succeeded(message, pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}");
+        records.succeeded(message, pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}", dispatches.incarnation());
     }
 
     /**
@@ -192,7 +195,7 @@ public class TestFixtures {
             throws InterruptedException {
         Run run = em.find(Run.class, runId);
         var next = records.succeeded(new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation()),
-                pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}");
+                pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}", dispatches.incarnation());
         written.countDown();
         proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
         return next;

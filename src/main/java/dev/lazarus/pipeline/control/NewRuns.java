@@ -32,7 +32,8 @@ import java.util.stream.Collectors;
 
 /**
  * Records new runs, each with the dispatch of its first step, in one database transaction of its own: the messages are
- * sent by {@link Runs} once it has committed (so a consumer never receives a message before it can read the run).
+ * sent by {@link Runs} once it has committed (so a consumer never receives a message before it can read the run), and
+ * the runs name the incarnation that sends them ({@link Dispatches}).
  */
 @Stateless
 public class NewRuns {
@@ -42,9 +43,6 @@ public class NewRuns {
 
     @Inject
     Pipelines pipelines;
-
-    @Inject
-    Dispatches dispatches;
 
     @Inject
     Tracing tracing;
@@ -62,7 +60,7 @@ public class NewRuns {
      * one's insert fails on the unique key and rolls back; the caller asks again and finds the first one's run.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Runs.Started start(String pipelineName, JsonObject payload, String submissionKey) {
+    public Runs.Started start(String pipelineName, JsonObject payload, String submissionKey, String incarnation) {
         PipelineDefinition pipeline = pipelines.find(pipelineName).orElseThrow(() -> Problem.unprocessable(
                 "unknown pipeline '" + pipelineName + "'; known pipelines: "
                         + pipelines.all().stream().map(PipelineDefinition::name).toList()));
@@ -83,7 +81,7 @@ public class NewRuns {
         if (key != null) {
             run.submittedAs(key, digest);
         }
-        run.dispatchedBy(dispatches.incarnation());
+        run.dispatchedBy(incarnation);
         Tracing.RunSpan trace = tracing.startRun(pipeline.name(), false);
         try (Scope scope = trace.scope()) {
             run.tracedAs(trace.traceId());
@@ -107,7 +105,7 @@ public class NewRuns {
      * runs, another order, more or fewer) is refused.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Runs.StartedBatch startAll(List<Runs.Submission> submissions, String submissionKey) {
+    public Runs.StartedBatch startAll(List<Runs.Submission> submissions, String submissionKey, String incarnation) {
         List<String> unknown = new ArrayList<>();
         List<PipelineDefinition> definitions = new ArrayList<>(submissions.size());
         for (int i = 0; i < submissions.size(); i++) {
@@ -138,7 +136,6 @@ public class NewRuns {
             }
         }
         Instant now = clock.instant();
-        String incarnation = dispatches.incarnation();
         List<Run> started = new ArrayList<>(submissions.size());
         List<StepDispatcher.Dispatch> firstSteps = new ArrayList<>(submissions.size());
         for (int i = 0; i < submissions.size(); i++) {

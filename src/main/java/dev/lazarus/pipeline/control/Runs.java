@@ -53,9 +53,11 @@ public class Runs {
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public Started start(String pipelineName, JsonObject payload, String submissionKey) {
-        Started started = newRuns.start(pipelineName, payload, submissionKey);
-        dispatches.sendCommitted(started.dispatches());
-        return started;
+        try (Dispatches.Recording recording = dispatches.recording()) {
+            Started started = newRuns.start(pipelineName, payload, submissionKey, recording.incarnation());
+            recording.send(started.dispatches()); // one it could not send is sent again by the dispatch recovery
+            return started;
+        }
     }
 
     /** One run of a batch: its pipeline and payload, already checked for shape by the caller. */
@@ -74,9 +76,11 @@ public class Runs {
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public StartedBatch startAll(List<Submission> submissions, String submissionKey) {
-        StartedBatch started = newRuns.startAll(submissions, submissionKey);
-        dispatches.sendCommitted(started.dispatches());
-        return started;
+        try (Dispatches.Recording recording = dispatches.recording()) {
+            StartedBatch started = newRuns.startAll(submissions, submissionKey, recording.incarnation());
+            recording.send(started.dispatches()); // those it could not send are sent again by the dispatch recovery
+            return started;
+        }
     }
 
     public Optional<Run> findBySubmissionKey(String submissionKey) {

@@ -5,8 +5,10 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import dev.lazarus.platform.control.Tracing;
 import dev.lazarus.platform.control.MessageProperties;
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.jms.ConnectionFactory;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
@@ -32,8 +34,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * Either way the message carries the broker's duplicate-detection id {@value #DUPLICATE_ID}, the dispatch's
  * idempotency key (run, step, generation: one per dispatch): a dispatch sent twice (again after a crash, by two nodes
  * recovering it) reaches its queue once while the broker remembers the first (the step queues'
- * {@code lazarus.broker.duplicate-ids} most recent ids); a copy it no longer remembers is a replay that the run's
- * fencing acknowledges without running (see {@link StepLedger}).
+ * {@code lazarus.broker.duplicate-ids} most recent ids). That is the broker's help, not the guarantee: a broker keeps
+ * its own ids (with two clustered brokers, a copy sent to the other one is not recognised), and one it no longer
+ * remembers reaches the queue too. The guarantee is the run's fencing: a copy of a dispatch whose step has completed is
+ * a replay, acknowledged without running (see {@link StepLedger}); two copies of one dispatch delivered at once may
+ * both start the step, and only one records it (its run's version), so a handler's effects outside the step's
+ * transaction must be idempotent, as they always had to be across redeliveries.
  */
 @ApplicationScoped
 public class StepDispatcher {
@@ -54,6 +60,10 @@ public class StepDispatcher {
 
     @Inject
     JMSContext jms;
+
+    /** The pooled connection factory (the one the injected context uses). */
+    @Resource(lookup = "java:/jms/lazarus/ConnectionFactory")
+    ConnectionFactory connectionFactory;
 
     @Inject
     Destinations destinations;
@@ -91,14 +101,15 @@ public class StepDispatcher {
 
     /**
      * Sends a dispatch whose transaction has committed; outside any transaction (a plain persistent send, which returns
-     * once the broker has stored it).
+     * once the broker has stored it), with a context of its own from the pooled connection factory: the injected one
+     * looks up its request's context on every call, which cost a step's send more than the send.
      *
      * @throws JMSRuntimeException if the broker did not take it (the caller sends it again later)
      */
     public void send(Dispatch dispatch) {
-        try (Scope scope = dispatch.traceContext().makeCurrent()) {
-            Queue queue = queues.computeIfAbsent(dispatch.step().queue(), jms::createQueue);
-            send(jms, queue, dispatch.message(), null, dispatch.runTraceId());
+        try (Scope scope = dispatch.traceContext().makeCurrent(); JMSContext context = connectionFactory.createContext()) {
+            Queue queue = queues.computeIfAbsent(dispatch.step().queue(), context::createQueue);
+            send(context, queue, dispatch.message(), null, dispatch.runTraceId());
         }
     }
 
@@ -139,6 +150,11 @@ public class StepDispatcher {
             if (!original.propertyExists(FIRST_MESSAGE_ID)) {
                 // the copy gets an id of its own: it keeps the one its producer and the broker's log know it by
                 copy.setStringProperty(FIRST_MESSAGE_ID, original.getJMSMessageID());
+            }
+            if (original.getJMSMessageID() != null) {
+                // one copy per delivered message: if this consumer dies before the original is acknowledged, the original
+                // comes back and sends its copy again, which the broker drops (each later copy is a message of its own)
+                copy.setStringProperty(DUPLICATE_ID, "wait:" + original.getJMSMessageID());
             }
             jms.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)

@@ -67,7 +67,7 @@ public class StepLedger {
      *                      then can it be a replay; a copy made by hand of a completed dispatch is not awaited
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Claim claim(StepMessage message, StepDefinition step, int deliveryCount, boolean ownDispatch) {
+    public Claim claim(StepMessage message, StepDefinition step, int deliveryCount, boolean ownDispatch, String incarnation) {
         Run run = em.find(Run.class, message.runId());
         if (run == null) {
             return Claim.refused(Claim.Verdict.RUN_NOT_FOUND, "no run " + message.runId());
@@ -77,7 +77,7 @@ public class StepLedger {
                     "run " + run.id() + " belongs to pipeline " + run.pipeline() + ", this queue serves " + step.pipeline());
         }
         if (!run.accepts(message.step(), message.generation())) {
-            return notAccepted(run, message, ownDispatch);
+            return notAccepted(run, message, ownDispatch, incarnation);
         }
         Instant now = clock.instant();
         Optional<StepExecution> existing = executions.of(run.id(), step.name(), run.generation());
@@ -128,12 +128,12 @@ public class StepLedger {
      * committed, it is a replay: the consumer that recorded it died (or its send failed) before the message was
      * acknowledged, or the dispatch was sent twice and the broker no longer recognised the copy.
      */
-    private Claim notAccepted(Run run, StepMessage message, boolean ownDispatch) {
+    private Claim notAccepted(Run run, StepMessage message, boolean ownDispatch, String incarnation) {
         if (message.generation() > run.generation()) {
             return Claim.refused(Claim.Verdict.AHEAD, "run " + run.id() + " is at dispatch " + run.generation()
                     + ", the message names dispatch " + message.generation() + ", which it never made");
         }
-        Optional<Claim> replay = ownDispatch ? replay(run, message) : Optional.empty();
+        Optional<Claim> replay = ownDispatch ? replay(run, message, incarnation) : Optional.empty();
         if (replay.isPresent()) {
             return replay.get();
         }
@@ -145,15 +145,19 @@ public class StepLedger {
     /**
      * The replay of a dispatch whose step completed: its handler never runs again. Its success made the next dispatch
      * (the run's generation after it); if the run still waits for that one, it is sent again, since the crash may have
-     * come before it was sent (the broker drops it if it has it).
+     * come before it was sent (the broker drops it if it has it), and the run names {@code incarnation} as its sender: if
+     * this send fails too, the dispatch recovery sends it.
      */
-    private Optional<Claim> replay(Run run, StepMessage message) {
+    private Optional<Claim> replay(Run run, StepMessage message, String incarnation) {
         Optional<StepExecution> recorded = executions.of(run.id(), message.step(), message.generation())
                 .filter(execution -> execution.state() == StepState.COMPLETED);
         if (recorded.isEmpty()) {
             return Optional.empty();
         }
         boolean waitsForNext = run.state() == RunState.PENDING && run.generation() == message.generation() + 1;
+        if (waitsForNext) {
+            run.dispatchedAgain(incarnation, clock.instant());
+        }
         StepDispatcher.Dispatch resend = waitsForNext
                 ? pipelines.step(run.pipeline(), run.currentStep())
                         .map(next -> new StepDispatcher.Dispatch(next, new StepMessage(run.id(), next.name(), run.generation()),

@@ -12,6 +12,7 @@ import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Level;
@@ -118,8 +119,18 @@ public class StepProcessor {
     @Inject
     StepGate gate;
 
+    @Inject
+    Dispatches dispatches;
+
     /** @param queue the queue the consumer serves (from its activation config) */
     public Outcome process(Message message, String queue) {
+        // whatever this delivery's transactions record to be sent afterwards names this recording's incarnation
+        try (Dispatches.Recording recording = dispatches.recording()) {
+            return process(message, queue, recording);
+        }
+    }
+
+    private Outcome process(Message message, String queue, Dispatches.Recording recording) {
         int delivery = deliveryCount(message);
         boolean outOfDeadLetterQueue = outcomes.cameOutOfDeadLetterQueue(message);
         Optional<StepDefinition> served = pipelines.stepForQueue(queue);
@@ -155,7 +166,7 @@ public class StepProcessor {
         if (asDispatched && delivery == 1 && !inProgressAfter.isNegative() && !inProgressAfter.isZero()) {
             StepTransaction.Result result;
             try {
-                result = transaction.runFirstDelivery(stepMessage, step, delivery);
+                result = transaction.runFirstDelivery(stepMessage, step, delivery, recording.incarnation());
             } catch (EJBException e) {
                 // it did not commit; the redelivery is claimed on its own, and waits for the database there if it must
                 LOG.log(Level.WARNING, "Could not run {0} (first delivery), the broker will redeliver: {1}",
@@ -163,12 +174,12 @@ public class StepProcessor {
                 return Outcome.REDELIVER;
             }
             if (!(result instanceof StepTransaction.NotFirst)) {
-                return after(result, stepMessage, step, message, queue, delivery, 1, 0);
+                return after(result, stepMessage, step, message, queue, delivery, 1, 0, recording);
             }
         }
         Claim claim;
         try {
-            claim = claim(stepMessage, step, delivery, StepDispatcher.isOwnDispatch(message, stepMessage));
+            claim = claim(stepMessage, step, delivery, StepDispatcher.isOwnDispatch(message, stepMessage), recording.incarnation());
         } catch (EJBException e) {
             if (Failures.unavailableDependency(e).orElse(null) == Failures.Dependency.DATABASE) {
                 return awaitDatabase(step, stepMessage, message, queue, e);
@@ -183,16 +194,16 @@ public class StepProcessor {
             case RUN -> {
                 StepTransaction.Result result;
                 try {
-                    result = transaction.runClaimed(stepMessage, step, claim);
+                    result = transaction.runClaimed(stepMessage, step, claim, recording.incarnation());
                 } catch (EJBException e) {
                     LOG.log(Level.WARNING, "Could not run {0} (delivery {1}), the broker will redeliver: {2}",
                             new Object[] {stepMessage.idempotencyKey(), delivery, Failures.rootMessage(e)});
                     yield Outcome.REDELIVER;
                 }
                 yield after(result, new StepMessage(stepMessage.runId(), stepMessage.step(), claim.generation()), step, message,
-                        queue, delivery, claim.attempt(), claim.failuresBefore());
+                        queue, delivery, claim.attempt(), claim.failuresBefore(), recording);
             }
-            case REPLAY -> replay(claim, stepMessage, step);
+            case REPLAY -> replay(claim, stepMessage, step, recording);
             case GIVE_UP -> settle(Unrunnable.ATTEMPTS_USED, message, queue, step, stepMessage, delivery, claim.attempt(), claim.detail());
             case NOT_AWAITED, WRONG_PIPELINE -> settle(claim.verdict() == Claim.Verdict.NOT_AWAITED ? Unrunnable.NOT_AWAITED
                     : Unrunnable.NOT_SERVED_HERE, message, queue, step, stepMessage, delivery, 0, claim.detail());
@@ -203,9 +214,10 @@ public class StepProcessor {
 
     /** What follows the step's transaction: send what it recorded, or have the failure recorded and the delivery redelivered. */
     private Outcome after(StepTransaction.Result result, StepMessage message, StepDefinition step, Message delivered, String queue,
-                          int delivery, int attempt, int failuresBefore) {
+                          int delivery, int attempt, int failuresBefore, Dispatches.Recording recording) {
         if (result instanceof StepTransaction.Succeeded succeeded) {
-            return succeeded.next().isEmpty() || send(succeeded.next().get()) ? Outcome.ACKNOWLEDGE : Outcome.REDELIVER;
+            succeeded.next().ifPresent(next -> send(next, recording));
+            return Outcome.ACKNOWLEDGE;
         }
         if (result instanceof StepTransaction.Failed failed) {
             Delivery failedDelivery = new Delivery(delivered, queue, step, message, delivery, attempt, null);
@@ -223,25 +235,25 @@ public class StepProcessor {
     }
 
     /**
-     * Sends the dispatch the step's committed record made, before the delivery is acknowledged. If the broker does not
-     * take it, the delivery is redelivered, and its claim (a replay) sends it again.
+     * Sends the dispatch a committed record made (the step's, or a replay's), before the delivery is acknowledged. If
+     * the broker does not take it, the run names the recording's incarnation as its sender: the dispatch recovery sends
+     * it once that incarnation is retired, so the delivery is acknowledged all the same (redelivering it would spend the
+     * broker's deliveries on a step that has succeeded).
      */
-    private boolean send(StepDispatcher.Dispatch next) {
-        try {
-            dispatcher.send(next);
-            return true;
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "{0} is recorded but could not be sent; the delivery that made it is redelivered and sends it"
-                    + " again: {1}", new Object[] {next.message().idempotencyKey(), Failures.rootMessage(e)});
-            return false;
+    private void send(StepDispatcher.Dispatch next, Dispatches.Recording recording) {
+        if (!recording.send(List.of(next))) {
+            LOG.log(Level.INFO, "{0} is recorded but could not be sent now; the dispatch recovery sends it", next.message().idempotencyKey());
         }
     }
 
     /** The step's record of this dispatch committed before: its handler does not run again; what it dispatched is sent again. */
-    private Outcome replay(Claim claim, StepMessage message, StepDefinition step) {
+    private Outcome replay(Claim claim, StepMessage message, StepDefinition step, Dispatches.Recording recording) {
         LOG.log(Level.INFO, "{0} is a replay: {1}", new Object[] {message.idempotencyKey(), claim.detail()});
         metrics.stepReplayed(step.pipeline(), step.name());
-        return claim.resend() == null || send(claim.resend()) ? Outcome.ACKNOWLEDGE : Outcome.REDELIVER;
+        if (claim.resend() != null) {
+            send(claim.resend(), recording);
+        }
+        return Outcome.ACKNOWLEDGE;
     }
 
     /** Hands a delivery that may not run its step to the dead-letter side; acknowledged once that has committed. */
@@ -256,8 +268,8 @@ public class StepProcessor {
      * the message is called an orphan: a message can briefly arrive ahead of what it names (a transaction left in doubt
      * by an earlier crash, settled by recovery).
      */
-    private Claim claim(StepMessage message, StepDefinition step, int delivery, boolean ownDispatch) {
-        Claim claim = ledger.claim(message, step, delivery, ownDispatch);
+    private Claim claim(StepMessage message, StepDefinition step, int delivery, boolean ownDispatch, String incarnation) {
+        Claim claim = ledger.claim(message, step, delivery, ownDispatch, incarnation);
         for (long wait : RUN_VISIBILITY_WAITS_MILLIS) {
             if (claim.verdict() != Claim.Verdict.RUN_NOT_FOUND && claim.verdict() != Claim.Verdict.AHEAD) {
                 break;
@@ -268,7 +280,7 @@ public class StepProcessor {
                 Thread.currentThread().interrupt();
                 break;
             }
-            claim = ledger.claim(message, step, delivery, ownDispatch);
+            claim = ledger.claim(message, step, delivery, ownDispatch, incarnation);
         }
         return claim;
     }

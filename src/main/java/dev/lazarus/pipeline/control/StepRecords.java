@@ -64,9 +64,6 @@ public class StepRecords {
     Pipelines pipelines;
 
     @Inject
-    Dispatches dispatches;
-
-    @Inject
     StepExecutions executions;
 
     @Inject
@@ -74,6 +71,19 @@ public class StepRecords {
 
     @Inject
     Clock clock;
+
+    /**
+     * The step's transaction's connection, for its claim and its record: taken once per step (each taking costs more
+     * than the statement it serves); the handler's own JPA work gets the same one from the container. Close it when the
+     * step is recorded.
+     */
+    public Connection connection() {
+        try {
+            return dataSource.getConnection();
+        } catch (SQLException e) {
+            throw new PersistenceException("could not take a database connection: " + e.getMessage(), e);
+        }
+    }
 
     /** Every column of a run, as {@link Run.Row} holds them. */
     static final String CLAIM = "select id, pipeline, state, current_step, generation, payload, requeue_count, created_at,"
@@ -87,8 +97,8 @@ public class StepRecords {
      * success ({@link #succeededFirst}), or earlier in a transaction of its own ({@link StepLedger#recordAttempt}).
      * Anything else is for {@link StepLedger#claim} to decide.
      */
-    public Optional<Run> claimFirstDelivery(StepMessage message, StepDefinition step) {
-        Optional<Run> run = read(message.runId());
+    public Optional<Run> claimFirstDelivery(Connection connection, StepMessage message, StepDefinition step) {
+        Optional<Run> run = read(connection, message.runId());
         return run.filter(r -> r.state() == RunState.PENDING && r.pipeline().equals(step.pipeline())
                 && r.accepts(message.step(), message.generation()));
     }
@@ -107,18 +117,18 @@ public class StepRecords {
      * @return the next step's dispatch, to be sent after the commit; empty if the run completed
      * @throws StepLedger.RunMovedOn if the run is no longer at this dispatch
      */
-    public Optional<StepDispatcher.Dispatch> succeededFirst(Run run, StepMessage message, StepDefinition step, String output,
-                                                            InlineAttempt inline) {
+    public Optional<StepDispatcher.Dispatch> succeededFirst(Connection connection, Run run, StepMessage message, StepDefinition step,
+                                                            String output, InlineAttempt inline, String incarnation) {
         if (inline.recorded()) {
-            return succeeded(message, step, output);
+            return succeeded(message, step, output, incarnation);
         }
         Instant now = clock.instant();
         StepExecution execution = new StepExecution(run, step.name(), step.queue());
         execution.attemptStarted(inline.deliveryCount(), inline.startedAt());
         execution.completed(now);
         long version = run.version();
-        Optional<StepDispatcher.Dispatch> next = moveOn(run, step, output, now);
-        write(run, version, execution, message);
+        Optional<StepDispatcher.Dispatch> next = moveOn(run, step, output, now, incarnation);
+        write(connection, run, version, execution, message);
         runChanges.updated(run); // what the entity listener says of a change Hibernate writes
         return next;
     }
@@ -134,7 +144,7 @@ public class StepRecords {
      * @return the next step's dispatch, to be sent after the commit; empty if the run completed
      * @throws StepLedger.RunMovedOn if the run is no longer at this dispatch
      */
-    public Optional<StepDispatcher.Dispatch> succeeded(StepMessage message, StepDefinition step, String output) {
+    public Optional<StepDispatcher.Dispatch> succeeded(StepMessage message, StepDefinition step, String output, String incarnation) {
         Instant now = clock.instant();
         Run run = em.find(Run.class, message.runId()); // read in this transaction: after its attempt was written
         if (run == null || !run.accepts(message.step(), message.generation())) {
@@ -142,16 +152,16 @@ public class StepRecords {
                     + run.currentStep() + ", dispatch " + run.generation());
         }
         executions.of(run.id(), step.name(), run.generation()).ifPresent(execution -> execution.completed(now));
-        Optional<StepDispatcher.Dispatch> next = moveOn(run, step, output, now);
+        Optional<StepDispatcher.Dispatch> next = moveOn(run, step, output, now, incarnation);
         flush(message);
         return next;
     }
 
     /**
-     * The run moves on to the step after {@code step} with {@code output} as its payload, sent by this node after the
-     * commit (or completes); the dispatch to send.
+     * The run moves on to the step after {@code step} with {@code output} as its payload, sent by {@code incarnation}
+     * after the commit (or completes); the dispatch to send.
      */
-    private Optional<StepDispatcher.Dispatch> moveOn(Run run, StepDefinition step, String output, Instant now) {
+    private Optional<StepDispatcher.Dispatch> moveOn(Run run, StepDefinition step, String output, Instant now, String incarnation) {
         Optional<StepDefinition> next = pipelines.find(run.pipeline()).flatMap(p -> p.after(step.name()));
         if (next.isEmpty()) {
             run.complete(output, now);
@@ -159,15 +169,14 @@ public class StepRecords {
             return Optional.empty();
         }
         run.advanceTo(next.get().name(), output, now);
-        run.dispatchedBy(dispatches.incarnation());
+        run.dispatchedBy(incarnation);
         return Optional.of(StepDispatcher.Dispatch.of(next.get(), new StepMessage(run.id(), next.get().name(), run.generation()),
                 run.traceId()));
     }
 
     /** The run's row, read with SQL in the caller's transaction; empty if there is none. */
-    private Optional<Run> read(UUID id) {
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement statement = connection.prepareStatement(CLAIM)) {
+    private Optional<Run> read(Connection connection, UUID id) {
+        try (PreparedStatement statement = connection.prepareStatement(CLAIM)) {
             statement.setObject(1, id);
             try (ResultSet row = statement.executeQuery()) {
                 if (!row.next()) {
@@ -200,10 +209,9 @@ public class StepRecords {
     }
 
     /** The run's change (fenced by the version it was read at) and its new execution, in one statement. */
-    private void write(Run run, long version, StepExecution execution, StepMessage message) {
+    private void write(Connection connection, Run run, long version, StepExecution execution, StepMessage message) {
         int written;
-        try (Connection connection = dataSource.getConnection();
-             PreparedStatement statement = connection.prepareStatement(SUCCEEDED)) {
+        try (PreparedStatement statement = connection.prepareStatement(SUCCEEDED)) {
             int i = 0;
             statement.setString(++i, run.state().name());
             statement.setString(++i, run.currentStep());

@@ -15,6 +15,8 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.persistence.PersistenceException;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.io.StringReader;
 import java.time.Clock;
 import java.time.Duration;
@@ -108,32 +110,40 @@ public class StepTransaction {
      * ({@link StepRecords#claimFirstDelivery}), its attempt written with its outcome.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Result runFirstDelivery(StepMessage message, StepDefinition step, int deliveryCount) {
-        Optional<Run> run = records.claimFirstDelivery(message, step);
-        if (run.isEmpty()) {
-            return new NotFirst();
-        }
-        Instant startedAt = clock.instant();
-        InlineAttempt attempt = InlineAttempt.start(message.idempotencyKey(), deliveryCount, startedAt,
-                () -> ledger.recordAttempt(message, step, deliveryCount, startedAt), attemptWatch, inProgressAfter);
-        try {
-            return run(message, step, Claim.run(1, 0, run.get().requeueCount(), run.get().generation()), run.get(), attempt);
-        } finally {
-            attempt.finish(); // whatever happened (an Error, say), its timer never outlives the delivery
+    public Result runFirstDelivery(StepMessage message, StepDefinition step, int deliveryCount, String incarnation) {
+        try (Connection connection = records.connection()) {
+            Optional<Run> run = records.claimFirstDelivery(connection, message, step);
+            if (run.isEmpty()) {
+                return new NotFirst();
+            }
+            Instant startedAt = clock.instant();
+            InlineAttempt attempt = InlineAttempt.start(message.idempotencyKey(), deliveryCount, startedAt,
+                    () -> ledger.recordAttempt(message, step, deliveryCount, startedAt), attemptWatch, inProgressAfter);
+            try {
+                return run(message, step, Claim.run(1, 0, run.get().requeueCount(), run.get().generation()), connection, run.get(),
+                        attempt, incarnation);
+            } finally {
+                attempt.finish(); // whatever happened (an Error, say), its watch never outlives the delivery
+            }
+        } catch (SQLException e) {
+            throw new PersistenceException("could not give back the step's database connection: " + e.getMessage(), e);
         }
     }
 
     /** A delivery whose attempt {@link StepLedger#claim} counted in a transaction of its own. */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Result runClaimed(StepMessage message, StepDefinition step, Claim claim) {
-        return run(new StepMessage(message.runId(), message.step(), claim.generation()), step, claim, null, null);
+    public Result runClaimed(StepMessage message, StepDefinition step, Claim claim, String incarnation) {
+        return run(new StepMessage(message.runId(), message.step(), claim.generation()), step, claim, null, null, null, incarnation);
     }
 
     /**
-     * @param claimed the run as a first delivery's claim read it; null if it was claimed apart
-     * @param inline  the attempt of a first delivery claimed inline, not written yet; null if it was claimed apart
+     * @param connection the connection a first delivery's claim read with; null if it was claimed apart
+     * @param claimed    the run as a first delivery's claim read it; null if it was claimed apart
+     * @param inline     the attempt of a first delivery claimed inline, not written yet; null if it was claimed apart
+     * @param incarnation the node incarnation that sends the next dispatch ({@link Dispatches.Recording})
      */
-    private Result run(StepMessage message, StepDefinition step, Claim claim, Run claimed, InlineAttempt inline) {
+    private Result run(StepMessage message, StepDefinition step, Claim claim, Connection connection, Run claimed,
+                       InlineAttempt inline, String incarnation) {
         StepContext context = new StepContext(message.runId(), step.pipeline(), step.name(), claim.attempt(),
                 step.retryPolicy().maxDeliveryAttempts(), claim.failuresBefore(), claim.requeueCount(),
                 message.idempotencyKey(), parse(claimed != null ? claimed.payload() : records.payload(message)));
@@ -173,8 +183,8 @@ public class StepTransaction {
             inline.finish();
         }
         try {
-            return new Succeeded(claimed != null ? records.succeededFirst(claimed, message, step, output, inline)
-                    : records.succeeded(message, step, output));
+            return new Succeeded(claimed != null ? records.succeededFirst(connection, claimed, message, step, output, inline, incarnation)
+                    : records.succeeded(message, step, output, incarnation));
         } catch (StepLedger.RunMovedOn fenced) {
             // the fencing at work (an operator's stop, a sweep, a requeue while the step ran): nothing failed to be written
             session.setRollbackOnly();

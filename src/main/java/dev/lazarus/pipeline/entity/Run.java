@@ -164,6 +164,15 @@ public class Run {
         dispatchedBy = Objects.requireNonNull(incarnation, "incarnation");
     }
 
+    /**
+     * The dispatch this run waits for is sent again by {@code incarnation} once the transaction commits (a replay found
+     * it waiting, or the node that sent it is gone): the run names its new sender and counts its wait from now.
+     */
+    public void dispatchedAgain(String incarnation, Instant now) {
+        dispatchedBy(incarnation);
+        updatedAt = now;
+    }
+
     public void attemptStarted(Instant now) {
         requireLive("start an attempt");
         state = RunState.IN_PROGRESS;

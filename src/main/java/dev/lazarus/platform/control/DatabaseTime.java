@@ -26,7 +26,8 @@ public class DatabaseTime {
         return instant(em.createNativeQuery("select clock_timestamp()").getSingleResult());
     }
 
-    static Instant instant(Object value) {
+    /** A time a native query returned, whichever type the driver gave it. */
+    public static Instant instant(Object value) {
         if (value instanceof Timestamp timestamp) {
             return timestamp.toInstant();
         }
