@@ -227,6 +227,17 @@ final class BenchStack implements AutoCloseable {
                 "--max-pending", "100", "--message-size", "1024", "queue://" + queue);
     }
 
+    /** Writes WildFly's threads to {@code target/bench/<database>-<name>-threads.txt} (a stall's evidence); where, or why not. */
+    String threadDump(String name) {
+        Path file = dir.getParent().resolve(database + "-" + name + "-threads.txt");
+        try {
+            Files.writeString(file, run(Map.of(), "jcmd", Files.readString(dir.resolve("wildfly.pid")).trim(), "Thread.print", "-l"));
+            return file.toString();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            return "not written (" + e + ")";
+        }
+    }
+
     /** Starts Flight Recorder in WildFly ({@code -Dbench.jfr=true}): where the CPU goes during a phase. */
     void startRecording(String name) throws IOException, InterruptedException {
         run(Map.of(), "jcmd", Files.readString(dir.resolve("wildfly.pid")).trim(), "JFR.start", "name=" + name, "settings=profile",

@@ -222,7 +222,7 @@ public final class PipelineBenchmark {
         long brokerCpu = stack.brokerCpuMillis();
         Instant start = Instant.now();
         stack.broker.resume(relay.first);
-        Progress progress = new Progress("the " + relay.label + "'s messages through 3 hops");
+        Progress progress = new Progress("the " + relay.label + "'s messages through 3 hops", stack);
         for (long done = 0; done < messages; done = stack.broker.messageCount(relay.done)) {
             progress.check(done, messages);
             Thread.sleep(100);
@@ -277,6 +277,9 @@ public final class PipelineBenchmark {
         BenchReport.Rate rate;
         try {
             submit(stack.operator, Math.max(20, count / 10), i -> quickPayload());
+            if (profile) {
+                stack.startRecording("submissions");
+            }
             long cpu = stack.wildflyCpuMillis();
             long databaseCpu = stack.databaseCpuMillis();
             long brokerCpu = stack.brokerCpuMillis();
@@ -284,6 +287,9 @@ public final class PipelineBenchmark {
             submit(stack.operator, count, i -> quickPayload());
             rate = new BenchReport.Rate(count, Duration.between(start, Instant.now()), stack.wildflyCpuMillis() - cpu,
                     stack.databaseCpuMillis() - databaseCpu, stack.brokerCpuMillis() - brokerCpu);
+            if (profile) {
+                stack.stopRecording("submissions");
+            }
         } finally {
             stack.broker.resume(FIRST_STEP_QUEUE);
         }
@@ -533,7 +539,7 @@ public final class PipelineBenchmark {
 
     /** Waits until {@code target} runs completed; fails if a run was dead-lettered meanwhile (they all should complete). */
     private static void awaitCompleted(BenchStack stack, int target, Instant deadline) throws InterruptedException {
-        Progress progress = new Progress("completed runs");
+        Progress progress = new Progress("completed runs", stack);
         long start = System.nanoTime();
         int first = -1;
         for (int completed = 0; completed < target; completed = count(stack.viewer, "COMPLETED")) {
@@ -570,11 +576,13 @@ public final class PipelineBenchmark {
     private static final class Progress {
         private static final Duration STALL = Duration.ofMinutes(1);
         private final String what;
+        private final BenchStack stack;
         private long last = -1;
         private Instant since = Instant.now();
 
-        Progress(String what) {
+        Progress(String what, BenchStack stack) {
             this.what = what;
+            this.stack = stack;
         }
 
         void check(long now, long target) {
@@ -582,8 +590,9 @@ public final class PipelineBenchmark {
                 last = now;
                 since = Instant.now();
             } else if (Instant.now().isAfter(since.plus(STALL))) {
+                String threads = stack.threadDump("stalled");
                 throw new IllegalStateException(what + " stopped at " + now + " of " + target + " for " + STALL.toSeconds()
-                        + " s: see the stack's log, target/bench/stack/wildfly/log/server.log");
+                        + " s: see the stack's log, target/bench/stack/wildfly/log/server.log, and WildFly's threads, " + threads);
             }
         }
     }

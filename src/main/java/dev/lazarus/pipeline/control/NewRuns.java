@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
@@ -218,9 +219,16 @@ public class NewRuns {
         }
     }
 
+    /**
+     * The run an earlier submission with this key created, if any. Asked on every keyed submission, nearly always of a
+     * key never seen: one indexed statement that returns nothing, and the run loaded only when there is one (a query
+     * through the entity manager cost a submission more than its insert).
+     */
     private Optional<Run> findBySubmissionKey(String submissionKey) {
-        return em.createQuery("select r from Run r where r.submissionKey = :key", Run.class)
-                .setParameter("key", submissionKey)
-                .getResultStream().findFirst();
+        @SuppressWarnings("unchecked")
+        List<UUID> ids = em.createNativeQuery("select id from run where submission_key = ?1", UUID.class)
+                .setParameter(1, submissionKey)
+                .getResultList();
+        return ids.isEmpty() ? Optional.empty() : Optional.ofNullable(em.find(Run.class, ids.get(0)));
     }
 }

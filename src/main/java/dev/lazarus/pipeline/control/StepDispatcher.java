@@ -136,14 +136,15 @@ public class StepDispatcher {
 
     /**
      * Sends a copy of a delivered step message back to its queue, to arrive after {@code delay}, with its
-     * properties and {@code extra} ones (not the broker's: the copy has no duplicate-detection id, or the broker
+     * properties and {@code extra} ones, with a context of its own (outside a transaction the injected one is not the
+     * thread's own) (not the broker's: the copy has no duplicate-detection id, or the broker
      * would drop it as the original's duplicate); outside a transaction, before the original is acknowledged. The copy
      * starts with a fresh delivery count: waiting for the database costs none of the broker's deliveries. A crash
      * before the acknowledgement leaves two copies of one dispatch, and the run's fencing runs it once.
      */
     public void sendBackLater(TextMessage original, String queue, Duration delay, Map<String, Object> extra) {
-        try {
-            TextMessage copy = jms.createTextMessage(original.getText());
+        try (JMSContext context = connectionFactory.createContext()) {
+            TextMessage copy = context.createTextMessage(original.getText());
             Map<String, Object> properties = MessageProperties.of(original, extra.keySet());
             properties.putAll(extra);
             MessageProperties.copyTo(copy, properties);
@@ -156,10 +157,10 @@ public class StepDispatcher {
                 // comes back and sends its copy again, which the broker drops (each later copy is a message of its own)
                 copy.setStringProperty(DUPLICATE_ID, "wait:" + original.getJMSMessageID());
             }
-            jms.createProducer()
+            context.createProducer()
                     .setDeliveryMode(DeliveryMode.PERSISTENT)
                     .setDeliveryDelay(delay.toMillis())
-                    .send(queues.computeIfAbsent(queue, jms::createQueue), copy);
+                    .send(queues.computeIfAbsent(queue, context::createQueue), copy);
         } catch (JMSException e) {
             throw new JMSRuntimeException("could not send a message back to " + queue + ": " + e.getMessage(), e.getErrorCode(), e);
         }
