@@ -116,11 +116,13 @@ public final class TopologyDrill {
     /** How many runs the lost node is given in one batch, and how long the survivor has to finish them. */
     private static final int LOST_NODE_RUNS = Integer.getInteger("drill.lost-node.runs", 400);
     private static final Duration LOST_NODE_DEADLINE = Duration.parse(System.getProperty("drill.lost-node.within", "PT60S"));
+    /** How long after the batch was accepted node 1 is killed: while its runs are in flight. */
+    private static final Duration LOST_NODE_AFTER = Duration.parse(System.getProperty("drill.lost-node.after", "PT1S"));
 
     /**
-     * A node lost for good: {@value #LOST_NODE_RUNS} runs submitted to node 1 in one batch, node 1 killed with
-     * {@code kill -9} about three seconds later (runs in every state: waiting for their first message, in a step, between
-     * a step's commit and its next message) and never started again. Node 2 must complete every run within
+     * A node lost for good: {@code drill.lost-node.runs} (400) runs submitted to node 1 in one batch, node 1 killed with
+     * {@code kill -9} {@code drill.lost-node.after} (a second) later (runs in every state: waiting for their first message,
+     * in a step, between a step's commit and its next message) and never started again. Node 2 must complete every run within
      * {@code drill.lost-node.within} (a minute) of the kill: the messages node 1's consumers held go back to their
      * queues when its connections die, and the dispatches it recorded but had not sent are sent again by node 2 once
      * node 1 has been silent for {@code lazarus.dispatch.node-silent-after}. None dead-lettered, no effect doubled.
@@ -139,10 +141,12 @@ public final class TopologyDrill {
             return List.of("the batch was refused by node 1: " + created.status() + " " + created.body());
         }
         List<String> runs = created.json().getJsonArray("runs").stream().map(r -> r.asJsonObject().getString("id")).toList();
-        Thread.sleep(3_000);
+        Thread.sleep(LOST_NODE_AFTER.toMillis());
+        int live = stack.liveRuns(); // every other run has ended by now: these are the batch's
         stack.stack("cluster-node-kill", "1");
         Instant killed = Instant.now();
-        log("node lost for good: %d runs submitted to node 1 in one batch, node 1 killed 3 s later and left down", runs.size());
+        log("node lost for good: %d runs submitted to node 1 in one batch, node 1 killed %d ms later (%d of them not ended) and"
+                + " left down", runs.size(), LOST_NODE_AFTER.toMillis(), live);
         Instant deadline = killed.plus(LOST_NODE_DEADLINE);
         Map<String, Integer> ends = Map.of();
         while (Instant.now().isBefore(deadline.plusSeconds(30))) {
