@@ -58,8 +58,10 @@ public class BrokerManagement {
                 parameters.add(argument.toString());
             }
         }
-        try (Connection connection = broker.connectionFactory().createConnection();
-             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE)) {
+        // the session is closed with its connection, not before: closing the connection deletes its temporary queue
+        // through the session, and a session closed first is back in the pool, perhaps already another thread's
+        try (Connection connection = broker.connectionFactory().createConnection()) {
+            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             TemporaryQueue replies = session.createTemporaryQueue();
             MessageConsumer consumer = session.createConsumer(replies);
             connection.start();
