@@ -220,6 +220,7 @@ public class StepProcessor {
             return Outcome.ACKNOWLEDGE;
         }
         if (result instanceof StepTransaction.Failed failed) {
+            failed.writeAttempt();
             Delivery failedDelivery = new Delivery(delivered, queue, step, message, delivery, attempt, null);
             if (failed.declaredPermanent()) {
                 recordFinalFailure(true, failedDelivery, failed.failure());

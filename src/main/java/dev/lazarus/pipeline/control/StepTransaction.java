@@ -46,7 +46,23 @@ public class StepTransaction {
     }
 
     /** The handler failed; its transaction rolled back. Whether it declared the failure permanent. */
-    public record Failed(Exception failure, boolean declaredPermanent) implements Result {
+    public record Failed(Exception failure, boolean declaredPermanent, InlineAttempt unwritten) implements Result {
+
+        /**
+         * Writes a first delivery's attempt, if it was not written yet, once the step's transaction has ended: the failure
+         * is recorded against a written attempt, as for any other delivery. Written while the step's call was still
+         * open, its connection went back to the pool after the container had closed that call (the connection manager
+         * logged it as unknown, IJ000311, with a stack trace, for every failing first delivery).
+         */
+        void writeAttempt() {
+            if (unwritten != null) {
+                try {
+                    unwritten.writeNow();
+                } finally {
+                    unwritten.finish();
+                }
+            }
+        }
     }
 
     /**
@@ -119,11 +135,15 @@ public class StepTransaction {
             Instant startedAt = clock.instant();
             InlineAttempt attempt = InlineAttempt.start(message.idempotencyKey(), deliveryCount, startedAt,
                     () -> ledger.recordAttempt(message, step, deliveryCount, startedAt), attemptWatch, inProgressAfter);
+            Result result = null;
             try {
-                return run(message, step, Claim.run(1, 0, run.get().requeueCount(), run.get().generation()), connection, run.get(),
+                result = run(message, step, Claim.run(1, 0, run.get().requeueCount(), run.get().generation()), connection, run.get(),
                         attempt, incarnation);
+                return result;
             } finally {
-                attempt.finish(); // whatever happened (an Error, say), its watch never outlives the delivery
+                if (!(result instanceof Failed)) {
+                    attempt.finish(); // whatever happened (an Error, say), its watch never outlives the delivery
+                } // a failed one's is written and finished by the consumer, after this transaction (Failed.writeAttempt)
             }
         } catch (SQLException e) {
             throw new PersistenceException("could not give back the step's database connection: " + e.getMessage(), e);
@@ -167,15 +187,12 @@ public class StepTransaction {
             output = payloads.output(result, step.name());
         } catch (Exception e) {
             metrics.stepExecuted(step.pipeline(), step.name(), false, Duration.ofNanos(System.nanoTime() - started));
-            if (inline != null) {
-                inline.writeNow(); // a failure is recorded against a written attempt, as for any other delivery
-            }
             session.setRollbackOnly(); // the handler's work is undone; the failure is recorded after, apart
             boolean permanent = StepProcessor.isNonRetryable(e);
             if (!permanent) {
                 health.failedRetryably(step, e); // what the automatic hold counts: a failure retrying may cure
             }
-            return new Failed(e, permanent);
+            return new Failed(e, permanent, inline);
         }
         health.succeeded(step);
         metrics.stepExecuted(step.pipeline(), step.name(), true, Duration.ofNanos(System.nanoTime() - started));
