@@ -113,6 +113,26 @@ class StepCrashIT {
         });
     }
 
+    @Test
+    void aCrashAfterAFailedFirstDeliveryRolledBackAndBeforeItsAttemptIsWrittenCostsAtMostTheUncountedAttempt() throws Exception {
+        crashAt("after-failure-before-attempt", (operator, viewer) -> {
+            // fetch fails on its first attempt and succeeds on its second
+            String run = operator.startRun("{\"url\":\"https://docs.example.org/crash-" + UUID.randomUUID() + ".html\","
+                    + "\"failures\":{\"fetch\":{\"mode\":\"transient\",\"succeedOnAttempt\":2}}}");
+            awaitCrash("after-failure-before-attempt");
+            restart();
+            JsonObject done = awaitEnd(viewer, run);
+            // the crashed attempt was never written: the redelivery ran as attempt 1 again (and failed), the next as
+            // attempt 2; the run completes, within its policy, with no dead letter and no effect twice
+            assertEquals("COMPLETED", done.getString("state"), done.toString());
+            Map<String, Integer> attempts = done.getJsonArray("steps").stream().map(JsonValue::asJsonObject)
+                    .collect(Collectors.toMap(s -> s.getString("step"), s -> s.getInt("attempts"), Integer::sum));
+            assertEquals(Map.of("fetch", 2, "parse", 1, "index", 1), attempts, "the crashed attempt uncounted: " + done);
+            assertEquals(0, viewer.get("api/dead-letters?runId=" + run).ok().json().getInt("total"));
+            assertEquals(0, viewer.get("api/demo/index-effects").ok().json().getInt("duplicateEffects"));
+        });
+    }
+
     // ---- helpers ----
 
     @FunctionalInterface

@@ -165,9 +165,11 @@ public class StepProcessor {
         boolean asDispatched = !outOfDeadLetterQueue && !StepDispatcher.isCopySentBack(message);
         if (asDispatched && delivery == 1 && !inProgressAfter.isNegative() && !inProgressAfter.isZero()) {
             StepTransaction.Result result;
+            StepTransaction.FirstAttempt first = new StepTransaction.FirstAttempt();
             try {
-                result = transaction.runFirstDelivery(stepMessage, step, delivery, recording.incarnation());
+                result = transaction.runFirstDelivery(stepMessage, step, delivery, recording.incarnation(), first);
             } catch (EJBException e) {
+                first.abandon();
                 // it did not commit; the redelivery is claimed on its own, and waits for the database there if it must
                 LOG.log(Level.WARNING, "Could not run {0} (first delivery), the broker will redeliver: {1}",
                         new Object[] {stepMessage.idempotencyKey(), Failures.rootMessage(e)});

@@ -126,7 +126,7 @@ public class StepTransaction {
      * ({@link StepRecords#claimFirstDelivery}), its attempt written with its outcome.
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public Result runFirstDelivery(StepMessage message, StepDefinition step, int deliveryCount, String incarnation) {
+    public Result runFirstDelivery(StepMessage message, StepDefinition step, int deliveryCount, String incarnation, FirstAttempt first) {
         try (Connection connection = records.connection()) {
             Optional<Run> run = records.claimFirstDelivery(connection, message, step);
             if (run.isEmpty()) {
@@ -135,6 +135,7 @@ public class StepTransaction {
             Instant startedAt = clock.instant();
             InlineAttempt attempt = InlineAttempt.start(message.idempotencyKey(), deliveryCount, startedAt,
                     () -> ledger.recordAttempt(message, step, deliveryCount, startedAt), attemptWatch, inProgressAfter);
+            first.attempt = attempt;
             Result result = null;
             try {
                 result = run(message, step, Claim.run(1, 0, run.get().requeueCount(), run.get().generation()), connection, run.get(),
@@ -147,6 +148,32 @@ public class StepTransaction {
             }
         } catch (SQLException e) {
             throw new PersistenceException("could not give back the step's database connection: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Where {@link #runFirstDelivery} leaves the attempt it started, for the consumer to end whatever becomes of the call:
+     * if the container fails to end the step's transaction after the step failed (its rollback, the connection's
+     * release), no {@link Failed} comes back to write it, and the attempt would be left to its watcher.
+     */
+    public static final class FirstAttempt {
+
+        private volatile InlineAttempt attempt;
+
+        /**
+         * The call ended in an exception: a step that ran and failed has its attempt written now (it counts, as any
+         * interrupted attempt), and the watch ends. Nothing is written for an attempt already finished (the step
+         * succeeded, or was never run).
+         */
+        void abandon() {
+            InlineAttempt started = attempt;
+            if (started != null) {
+                try {
+                    started.writeNow();
+                } finally {
+                    started.finish();
+                }
+            }
         }
     }
 

@@ -58,30 +58,38 @@ public class BrokerManagement {
                 parameters.add(argument.toString());
             }
         }
-        // the session is closed with its connection, not before: closing the connection deletes its temporary queue
-        // through the session, and a session closed first is back in the pool, perhaps already another thread's
+        // Closed in this order: the consumer (a temporary queue with a consumer cannot be deleted: the broker would keep
+        // it as long as the pooled connection lives), then the connection, which deletes the temporary queue through the
+        // session and then closes the session. A session closed before its connection is back in the pool, perhaps
+        // already another thread's, when the connection deletes the queue through it.
         try (Connection connection = broker.connectionFactory().createConnection()) {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             TemporaryQueue replies = session.createTemporaryQueue();
-            MessageConsumer consumer = session.createConsumer(replies);
-            connection.start();
-            TextMessage request = session.createTextMessage(parameters.build().toString());
-            request.setStringProperty(RESOURCE_NAME, resource);
-            request.setStringProperty(OPERATION_NAME, operation);
-            request.setJMSReplyTo(replies);
-            session.createProducer(session.createQueue(MANAGEMENT_ADDRESS)).send(request);
-            Message reply = consumer.receive(timeout.toMillis());
-            if (reply == null) {
-                throw new BrokerManagementException(operation + " on " + resource + ": no reply from broker " + broker + " within " + timeout);
+            try (MessageConsumer consumer = session.createConsumer(replies)) {
+                return call(connection, session, replies, consumer, parameters, broker, resource, operation);
             }
-            String result = bodyOf(reply);
-            if (!reply.getBooleanProperty(OPERATION_SUCCEEDED)) {
-                throw new BrokerManagementException(operation + " on " + resource + " failed on broker " + broker + ": " + result);
-            }
-            return result;
         } catch (JMSException e) {
             throw new BrokerManagementException(operation + " on " + resource + " (broker " + broker + "): " + e.getMessage(), e);
         }
+    }
+
+    private String call(Connection connection, Session session, TemporaryQueue replies, MessageConsumer consumer,
+                        JsonArrayBuilder parameters, Brokers.Broker broker, String resource, String operation) throws JMSException {
+        connection.start();
+        TextMessage request = session.createTextMessage(parameters.build().toString());
+        request.setStringProperty(RESOURCE_NAME, resource);
+        request.setStringProperty(OPERATION_NAME, operation);
+        request.setJMSReplyTo(replies);
+        session.createProducer(session.createQueue(MANAGEMENT_ADDRESS)).send(request);
+        Message reply = consumer.receive(timeout.toMillis());
+        if (reply == null) {
+            throw new BrokerManagementException(operation + " on " + resource + ": no reply from broker " + broker + " within " + timeout);
+        }
+        String result = bodyOf(reply);
+        if (!reply.getBooleanProperty(OPERATION_SUCCEEDED)) {
+            throw new BrokerManagementException(operation + " on " + resource + " failed on broker " + broker + ": " + result);
+        }
+        return result;
     }
 
     private static String bodyOf(Message reply) throws JMSException {
