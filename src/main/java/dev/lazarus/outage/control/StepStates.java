@@ -87,6 +87,12 @@ public class StepStates {
                         controls.queuesUpdated(step, now.since());
                     }
                     resumePending.remove(step);
+                    if (controls.current(step).isRunning()) {
+                        // resumed since this reading (its resume reached the brokers first, and this pause came after):
+                        // resumed again now, or the queue would stay paused under a running step, as if an operator had
+                        // paused it in the console, until a state changes (a node started meanwhile would leave it so)
+                        brokerPauses.apply(step, false);
+                    }
                 } else if ((resumePending.contains(step) || !now.queuesUpdated()) && brokerPauses.apply(step, false)) {
                     // resumed once, when Lazarus lets the step run again (seen here, or only in its row: the node that
                     // resumed it may have died before it told the brokers); a queue an operator paused in the Artemis
