@@ -94,16 +94,7 @@ class StepCrashIT {
             long fetchBefore = broker.messagesAdded(FETCH_QUEUE);
             String key = "crash-" + UUID.randomUUID();
             String body = "{\"pipeline\":\"document-ingestion\",\"payload\":{\"url\":\"https://docs.example.org/" + key + ".html\"}}";
-            try {
-                operator.post("api/runs", body, "Idempotency-Key", key);
-            } catch (RuntimeException expected) {
-                // the server halted before it answered
-            }
-            awaitCrash("after-submission-before-send");
-            restart();
-            // the client retries with its key, as a client that got no answer should: it learns the run that was stored
-            Response retried = Await.until("the restarted server to answer", Duration.ofSeconds(120),
-                    () -> tryPost(operator, body, key), r -> r != null && r.status() < 500);
+            Response retried = submitAcrossTheCrash(operator, "after-submission-before-send", body, key);
             assertEquals(200, retried.status(), "the earlier submission's run: " + retried.body());
             String run = retried.json().getString("id");
             // no one sent its first message: the restarted server's dispatch recovery did, for its previous incarnation
@@ -120,15 +111,7 @@ class StepCrashIT {
             String key = "crash-" + UUID.randomUUID();
             String body = "{\"pipeline\":\"document-ingestion\",\"payload\":{\"url\":\"https://docs.example.org/" + key + ".html\","
                     + "\"failures\":{\"fetch\":{\"mode\":\"transient\",\"succeedOnAttempt\":2}}}}";
-            try {
-                operator.post("api/runs", body, "Idempotency-Key", key);
-            } catch (RuntimeException mayBeUnanswered) {
-                // fetch fails at once: the server may halt before it has answered the submission
-            }
-            awaitCrash("after-failure-before-attempt");
-            restart();
-            Response stored = Await.until("the restarted server to answer", Duration.ofSeconds(120),
-                    () -> tryPost(operator, body, key), r -> r != null && r.status() < 500);
+            Response stored = submitAcrossTheCrash(operator, "after-failure-before-attempt", body, key); // fetch fails at once
             String run = stored.json().getString("id");
             JsonObject done = awaitEnd(viewer, run);
             // the crashed attempt was never written: the redelivery ran as attempt 1 again (and failed), the next as
@@ -204,6 +187,23 @@ class StepCrashIT {
         } catch (RuntimeException notUpYet) {
             return null;
         }
+    }
+
+    /**
+     * Submits a run whose work reaches the armed point before the server has answered (it may halt first), waits for the
+     * halt, restarts the server and submits again with the same key, as a client that got no answer should: the answer
+     * names the run that was stored.
+     */
+    private Response submitAcrossTheCrash(Api operator, String point, String body, String key) {
+        try {
+            operator.post("api/runs", body, "Idempotency-Key", key);
+        } catch (RuntimeException unanswered) {
+            // the server halted before it answered
+        }
+        awaitCrash(point);
+        restart();
+        return Await.until("the restarted server to answer", Duration.ofSeconds(120),
+                () -> tryPost(operator, body, key), r -> r != null && r.status() < 500);
     }
 
     private static Response tryPost(Api operator, String body, String key) {
