@@ -2,7 +2,7 @@
 # Checks the container files without a Docker engine (none runs on the build machines): the compose file
 # must be valid for docker-compose (Debian's package) with every variable of docker/.env.example set, and the
 # Dockerfile must pass a linter (dockerfilelint, from the npm registry, installed under target/). CI runs it;
-# so can you. It does not build the image or start the containers: see the README's "Docker" section.
+# so can you. It does not build the image or start the containers: see src/site/markdown/operators-guide.md, "Several nodes, and Docker".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

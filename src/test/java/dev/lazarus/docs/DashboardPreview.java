@@ -36,7 +36,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Draws the Grafana dashboard ({@code src/main/grafana/lazarus-dashboard.json}) from a real Prometheus's data, for
- * the README's picture: each panel's own queries, run against Prometheus's HTTP API, laid out by the panels' grid
+ * the operator's guide's picture: each panel's own queries, run against Prometheus's HTTP API, laid out by the panels' grid
  * positions. Not Grafana (which cannot be installed from this project's registries), but the same queries on the
  * same data, so the picture shows what the dashboard shows.
  *

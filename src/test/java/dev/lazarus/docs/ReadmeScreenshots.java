@@ -24,8 +24,8 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * Takes the README's screenshots from the running local demo stack, in Debian's headless Chromium (the same
- * browser and driver as the browser tests): {@code mvn -Pdemo package}, then
+ * Takes the documentation's screenshots (the README's and the operator's guide's) from the running local demo stack,
+ * in Debian's headless Chromium (the same browser and driver as the browser tests): {@code mvn -Pdemo package}, then
  * {@code mvn -Preadme-screenshots test-compile exec:java}. Writes {@code src/site/resources/screenshots}.
  * Configure with -Dshots.app, -Dshots.console, -Dshots.dir.
  */
@@ -77,7 +77,7 @@ public final class ReadmeScreenshots {
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("runs")));
             shoot(browser, dir, "runs");
 
-            // The console, with the ^DLQ preference the README asks operators to set, on its queue list.
+            // The console, with the ^DLQ preference the operator's guide asks operators to set, on its queue list.
             ArtemisConsole.browse(ArtemisConsole.queueRow(browser, wait, console, "DLQ.lazarus.document-ingestion.parse"), wait);
             shoot(browser, dir, "artemis-console-dlq");
         } finally {

@@ -34,7 +34,7 @@ import java.util.function.Predicate;
 
 /**
  * The hostile input drill: bad requests over REST, and garbage, forged and stale messages dropped straight into
- * every step queue and every DLQ of the running demo stack. Each input must get the outcome the README
+ * every step queue and every DLQ of the running demo stack. Each input must get the outcome the reference
  * documents ("Hostile input"), and nothing else may change: runs that were there before keep their state, a
  * run busy meanwhile completes, no dead letter appears that no input explains. It prints a table of every
  * input and its outcome, writes {@code target/drill/hostile.json} and exits non-zero on any mismatch.

@@ -8,7 +8,7 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
-/** The Artemis web console as an operator reaches a DLQ in it: the steps the README describes. */
+/** The Artemis web console as an operator reaches a DLQ in it: the steps the operator's guide describes (Retrying from the Artemis console). */
 public final class ArtemisConsole {
 
     private ArtemisConsole() {

@@ -20,7 +20,7 @@ import java.util.Map;
 /**
  * Sends {@link ApiFuzzIT}'s requests exactly as given, and times them. Java's HTTP client refuses some of them
  * itself (a target with a malformed percent escape, a header value with a NUL): those go over a plain socket, as
- * another client would send them. A large body is offered with {@code Expect: 100-continue}, as the README asks of
+ * another client would send them. A large body is offered with {@code Expect: 100-continue}, as the reference (REST API) asks of
  * clients (the server answers a body it refuses by its headers and closes the connection without reading it; a client
  * that sent it anyway may lose that answer to the reset), also over a plain socket: Java 17's client waits for ever
  * for a 100 that a refusing server rightly never sends. Every request has {@link #LIMIT} to be answered; not being
@@ -30,7 +30,7 @@ final class FuzzClient {
 
     static final Duration LIMIT = Duration.ofSeconds(5);
     /**
-     * The HTTP listener's max-header-size (lazarus.cli, README "Limits"). The server refuses a longer head with a 400 and
+     * The HTTP listener's max-header-size (lazarus.cli; the reference, "Limits"). The server refuses a longer head with a 400 and
      * closes the connection before reading the rest; a client still writing the rest may lose that answer to the reset.
      */
     static final int MAX_HEAD_BYTES = 16384;

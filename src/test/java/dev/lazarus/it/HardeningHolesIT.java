@@ -74,7 +74,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Security: "a page keeps its parameters and the ids of the rows it showed ... and a session keeps its last 10
+     * Reference, Security: "a page keeps its parameters and the ids of the rows it showed ... and a session keeps its last 10
      * pages with buttons". A view parameter is decoded on every postback too, from whatever the request carries, and kept
      * in the page bean and in the view's state; and the session keeps 10 views of each of its last 10 pages. A viewer's
      * postbacks with 0.9 MB "filters" (the request limit is 1 MiB) so make the session hold some 50 MB.
@@ -104,7 +104,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Hostile input: a step message that is not a step message is a MALFORMED_MESSAGE dead letter whose body is
+     * Reference, Hostile input: a step message that is not a step message is a MALFORMED_MESSAGE dead letter whose body is
      * kept and shown "escaped on every admin page". The page indents it: 15 KB of arrays nested 995 deep become some
      * 29 MB of indentation, built in memory for each view (three viewers at once exhaust a 512 MB heap).
      */
@@ -129,7 +129,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, lazarus.reconcile.undeliverable-after: a copy of the dispatch a run waits for, found in its DLQ, never stops
+     * Reference, lazarus.reconcile.undeliverable-after: a copy of the dispatch a run waits for, found in its DLQ, never stops
      * the run. A run's row does not move while its message waits out a redelivery delay (the broker holds it scheduled,
      * where no count of the queue sees it): the run's last change is set 3 minutes back here, past the grace, while its
      * step failed a moment ago and waits for its redelivery. The step's own signs of life and its longest delay decide
@@ -162,7 +162,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Limits: "A body may spell any text with JSON escapes: the limits on a request's size leave room for that
+     * Reference, Limits: "A body may spell any text with JSON escapes: the limits on a request's size leave room for that
      * ... so text within its limit is never refused for its spelling." An ASCII character spelt {@code \u003c} takes six
      * bytes for one (Gson and .NET escape {@code <}, {@code >} and {@code &} so by default); the room is three times.
      */
@@ -175,7 +175,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Security: "a button on an older one reloads its page with a message and does nothing, as does a button
+     * Reference, Security: "a button on an older one reloads its page with a message and does nothing, as does a button
      * whose page the session's beans no longer know". The message says "Here it is again"; but a refused "Requeue all"
      * (a rate that is none) leaves the browser at the form's address, which has no filter, and that is the page it is
      * sent to: the list of everything, with "Requeue all" of everything.
@@ -271,7 +271,7 @@ class HardeningHolesIT {
         }
     }
 
-    /** README, Hostile input: bad input gets a message or a 4xx, never a 500 (each 500 also logs 8 KB of stack trace). */
+    /** Reference, Hostile input: bad input gets a message or a 4xx, never a 500 (each 500 also logs 8 KB of stack trace). */
     @Test
     void aViewStateNamedStatelessIsNotAServerError() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
@@ -281,7 +281,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Security: "what one session can hold is bounded". What an operator types in a page's form (a note, a payload
+     * Reference, Security: "what one session can hold is bounded". What an operator types in a page's form (a note, a payload
      * to fix a run with) is needed for the one request that acts on it; kept in the page bean, a session's pages would
      * hold 12 of them, each up to the request limit, for as long as the session lasts. Two operators' sessions post 0.9 MB
      * notes and payloads on 12 pages each, without pressing a button.
@@ -318,7 +318,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Security: "a button acts on what its page showed". The page of one dead letter, posted with another's id
+     * Reference, Security: "a button acts on what its page showed". The page of one dead letter, posted with another's id
      * (in the form's body, or in the address it is posted to), adds the note to the dead letter the page showed.
      */
     @Test
@@ -350,7 +350,7 @@ class HardeningHolesIT {
                 + " where dead_letter_id = " + shown + " and note like 'forged%' order by note"));
     }
 
-    /** README, Hostile input: bad input gets a message or a 4xx, never a 500. One page's form, posted to another page. */
+    /** Reference, Hostile input: bad input gets a message or a 4xx, never a 500. One page's form, posted to another page. */
     @Test
     void aFormPostedToAnotherPageSaysItWasOutOfDate() throws Exception {
         HttpClient http = signedIn("operator", "operator-pw");
@@ -373,7 +373,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Hostile input: "never a 500 for bad input", and a request anyone can send must not make the server write
+     * Reference, Hostile input: "never a 500 for bad input", and a request anyone can send must not make the server write
      * kilobytes to its log: each of these, unanswered, logged a stack trace (most with a 500).
      */
     @Test
@@ -421,7 +421,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Security: "a button on an older one reloads its page with a message and does nothing". A refused Requeue all
+     * Reference, Security: "a button on an older one reloads its page with a message and does nothing". A refused Requeue all
      * draws the page again where the form posted to; a button pressed there once the session no longer keeps the view
      * reloads the page the browser is at: it must be the filtered list, not the list of everything.
      */
@@ -449,7 +449,7 @@ class HardeningHolesIT {
     }
 
     /**
-     * README, Security: sessions nobody signed in to are at most 1 000, one more ending the oldest. A session that signs
+     * Reference, Security: sessions nobody signed in to are at most 1 000, one more ending the oldest. A session that signs
      * in is no longer one of them: the sessions others make meanwhile do not end it before its first page.
      */
     @Test

@@ -14,7 +14,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every text a client sends has one limit, stated in the README's hostile-input table and enforced where it
+ * Every text a client sends has one limit, stated in the reference's limits table (src/site/markdown/reference.md) and enforced where it
  * enters: past it, or with a character the database cannot store, the answer is a 400 (or 413) problem that names
  * the field and its limit, and nothing is stored. Long or odd input is ordinary input; it never gets a 500.
  */

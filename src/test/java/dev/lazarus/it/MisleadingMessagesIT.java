@@ -53,7 +53,7 @@ class MisleadingMessagesIT {
     }
 
     /**
-     * README, Reconciler: "It stops a run only for the dispatch the run waits for, and only if the message is that
+     * Operator's guide, The reconciler: "It stops a run only for the dispatch the run waits for, and only if the message is that
      * dispatch rather than a copy of it: ... no other message of the dispatch waits in that queue or is being delivered
      * from it". A message in its redelivery delay waits in its queue, but the broker's filtered counts do not see it.
      */
@@ -88,7 +88,7 @@ class MisleadingMessagesIT {
     }
 
     /**
-     * README, Hostile input: text that is not JSON (or not a step message) dropped into a step queue is a MALFORMED_MESSAGE
+     * Reference, Hostile input: text that is not JSON (or not a step message) dropped into a step queue is a MALFORMED_MESSAGE
      * dead letter, parked at once. JSON nested deeper than the parser reads (1 001 levels) makes Parsson throw a plain
      * RuntimeException, which StepMessage.parse does not catch: the consumer rolls back, and the broker redelivers it.
      */

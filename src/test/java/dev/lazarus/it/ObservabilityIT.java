@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What an operator watches, against the real server: the Prometheus endpoint (not anonymous; every metric the alert
- * rules and the README name is there), the structured log, and the traces. The server exports its spans over OTLP/HTTP
+ * rules and the reference (src/site/markdown/reference.md) name is there), the structured log, and the traces. The server exports its spans over OTLP/HTTP
  * to a receiver this test runs (arquillian.xml points the server at it).
  */
 class ObservabilityIT extends LazarusIT {
@@ -139,21 +139,21 @@ class ObservabilityIT extends LazarusIT {
     }
 
     @Test
-    void everyMetricTheAlertRulesAndTheReadmeNameIsExported() throws IOException {
+    void everyMetricTheAlertRulesAndTheReferenceNameIsExported() throws IOException {
         Path repo = Path.of(System.getProperty("it.repo.dir", "."));
         Set<String> exported = names(scrape());
         Set<String> inRules = metricsNamedIn(repo.resolve("src/main/prometheus/lazarus-alerts.yml"), null, null);
-        Set<String> inReadme = metricsNamedIn(repo.resolve("README.md"), "### Metrics\n", "### Alerts\n");
+        Set<String> inReference = metricsNamedIn(repo.resolve("src/site/markdown/reference.md"), "## Metrics\n", "## Structured logs\n");
         assertTrue(inRules.size() >= 6, "the rules name metrics: " + inRules);
-        assertTrue(inReadme.size() >= 15, "the README lists the metrics: " + inReadme);
-        for (Set<String> named : List.of(inRules, inReadme)) {
+        assertTrue(inReference.size() >= 15, "the reference lists the metrics: " + inReference);
+        for (Set<String> named : List.of(inRules, inReference)) {
             Set<String> missing = new TreeSet<>(named);
             missing.removeAll(exported);
             assertTrue(missing.isEmpty(), "named but not exported: " + missing + "; exported: " + exported);
         }
         Set<String> unlisted = new TreeSet<>(exported);
-        unlisted.removeAll(inReadme);
-        assertTrue(unlisted.isEmpty(), "exported but not listed in the README: " + unlisted);
+        unlisted.removeAll(inReference);
+        assertTrue(unlisted.isEmpty(), "exported but not listed in the reference: " + unlisted);
     }
 
     @Test

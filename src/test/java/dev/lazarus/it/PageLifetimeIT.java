@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A page's buttons act on what the page showed, however long it stayed open and whatever the session did meanwhile
- * (README, Security: a session keeps its last pages; a button on one it no longer keeps does nothing and says so).
+ * (Reference, Security: a session keeps its last pages; a button on one it no longer keeps does nothing and says so).
  * The page beans keep the filter; a session keeps a few view-scoped beans (numberOfActiveViewMaps) and, separately,
  * a few views (numberOfLogicalViews): a button must never be decoded by a bean that did not draw its page.
  */

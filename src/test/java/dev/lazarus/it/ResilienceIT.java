@@ -94,8 +94,8 @@ class ResilienceIT {
         deadLetterService = CDI.current().select(DeadLetterService.class).get();
         pipelines = CDI.current().select(Pipelines.class).get();
         dispatcher = CDI.current().select(dev.lazarus.pipeline.control.StepDispatcher.class).get();
-        // a step that ran again lately starts the staleness clock of the runs waiting at it from then (README, Outage
-        // control): the runs these tests make "an hour ago" must not meet a step another test class paused and resumed
+        // a step that ran again lately starts the staleness clock of the runs waiting at it from then (operator's
+        // guide, Outage control): the runs these tests make "an hour ago" must not meet a step another test class paused and resumed
         fixtures.update("update step_control set resumed_at = null where state = 'RUNNING'");
     }
 
@@ -564,7 +564,7 @@ class ResilienceIT {
     }
 
     /**
-     * README, Outage control: a probe dry-runs the oldest waiting runs one after the other, so a poison message at the
+     * Operator's guide, Outage control: a probe dry-runs the oldest waiting runs one after the other, so a poison message at the
      * head of a held step's queue (one that fails whatever the dependency does) never keeps the step held once what it
      * depends on is back; and no dry run costs a run an attempt. The step is held by hand here (its probe put off), its
      * queue paused by the node, then a poison run and a plain one wait at it, the poison one first.

@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Lazarus's counters and timers, in one place so their names and labels are kept consistent (and listed in the
- * README, section "Metrics"). They are Micrometer meters in the registry of WildFly's Micrometer subsystem, which
+ * the reference, src/site/markdown/reference.md, section "Metrics"). They are Micrometer meters in the registry of WildFly's Micrometer subsystem, which
  * serves them on its Prometheus endpoint: {@code lazarus.dead.letters} becomes
  * {@code lazarus_dead_letters_total}, a timer {@code lazarus.step.duration} becomes
  * {@code lazarus_step_duration_seconds_count}, {@code _sum} and {@code _max}.

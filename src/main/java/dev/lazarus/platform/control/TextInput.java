@@ -3,7 +3,7 @@ package dev.lazarus.platform.control;
 import dev.lazarus.platform.entity.Text;
 /**
  * The one rule for text a person sends Lazarus (a note, a filter value, a name to look for): each has one stated limit,
- * the README's hostile-input table lists them all, and it is checked where it enters, before anything reads the
+ * the reference's limits table lists them all, and it is checked where it enters, before anything reads the
  * database with it or stores it. Past its limit, or holding a character PostgreSQL cannot store (NUL) or a terminal
  * would obey (other control characters, and the controls that reorder text on screen), or not being Unicode at all
  * (half of a surrogate pair), it is a 400 problem

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import org.junit.jupiter.api.Test;
 
 /**
- * README, Limits (and the hardening of issue #20): a column never keeps half a character. The stack trace a dead letter
+ * Reference, Limits (and the hardening of issue #20): a column never keeps half a character. The stack trace a dead letter
  * keeps is cut before the column's own cut ({@code Text.truncate}) sees it, by {@link DeadLetterReport#stackTraceOf}.
  */
 class StackTraceCutTest {

@@ -8,7 +8,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /**
- * README, lazarus.reconcile.undeliverable-after: a message that looks like a run's live dispatch, found in its DLQ, is
+ * Reference, lazarus.reconcile.undeliverable-after: a message that looks like a run's live dispatch, found in its DLQ, is
  * judged only once the dispatch has been still for longer than its step's longest redelivery delay plus the grace,
  * because the broker holds the dispatch's own message, scheduled and counted nowhere, for up to that delay.
  */
