@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * How long a step may sit in each live state before the sweeper dead-letters its run, as declared with the
- * pipeline. A null entry means the global default; configuration overrides both (see the reference, "Configuration properties").
+ * pipeline. A null entry means the global default; configuration overrides both (see the reference, "Configuration
+ * properties").
  *
  * @param stuckAfter       in progress without a heartbeat ({@code STUCK_IN_PROGRESS})
  * @param waitingAfter     dispatched and not picked up by any consumer ({@code WAITING_TOO_LONG})
