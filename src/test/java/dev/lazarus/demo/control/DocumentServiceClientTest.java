@@ -37,6 +37,8 @@ import org.junit.jupiter.api.Test;
 class DocumentServiceClientTest {
 
     private static final Duration SHORT = Duration.ofMillis(500);
+    /** The connect timeout where no test is about connecting: a loaded machine (CI, 2 CPUs) may take a second to accept. */
+    private static final Duration PATIENT = Duration.ofSeconds(10);
 
     private static Process service;
     private static DocumentServiceClient client;
@@ -53,7 +55,7 @@ class DocumentServiceClientTest {
             assertTrue(System.nanoTime() < deadline, "the document service did not listen on " + port + " within 60 s");
             Thread.sleep(100);
         }
-        client = new DocumentServiceClient("http://127.0.0.1:" + port + "/", SHORT, Duration.ofSeconds(10));
+        client = new DocumentServiceClient("http://127.0.0.1:" + port + "/", PATIENT, Duration.ofSeconds(10));
     }
 
     @AfterAll
@@ -111,7 +113,7 @@ class DocumentServiceClientTest {
             exchange.close();
         });
         try {
-            DocumentServiceClient patient = new DocumentServiceClient("http://127.0.0.1:" + slow.getAddress().getPort(), SHORT, SHORT);
+            DocumentServiceClient patient = new DocumentServiceClient("http://127.0.0.1:" + slow.getAddress().getPort(), PATIENT, SHORT);
 
             UncheckedIOException failure = assertThrows(UncheckedIOException.class, () -> patient.fetch("https://docs.example.org/faq.html"));
 
@@ -166,7 +168,7 @@ class DocumentServiceClientTest {
             exchange.close();
         });
         try {
-            new DocumentServiceClient("http://127.0.0.1:" + server.getAddress().getPort(), SHORT, SHORT).fetch("https://docs.example.org/faq.html");
+            new DocumentServiceClient("http://127.0.0.1:" + server.getAddress().getPort(), PATIENT, PATIENT).fetch("https://docs.example.org/faq.html");
         } finally {
             server.stop(0);
         }
