@@ -164,6 +164,11 @@ final class BenchReport {
                 fmt(d.longRun.thirdMean(0)), fmt(d.longRun.thirdMean(2))));
         row(md, "long run: database growth per run", d -> String.format(Locale.ROOT, "%,.0f bytes", d.longRun.bytesPerRun));
         row(md, "idle WildFly after the long run: CPU", d -> String.format(Locale.ROOT, "%.1f %% of a core", d.idleCpuPercent));
+        for (Database d : databases) {
+            if (d.search != null) {
+                md.append("\n").append(d.name).append(": ").append(d.search.markdown());
+            }
+        }
         return md.toString();
     }
 
@@ -232,6 +237,8 @@ final class BenchReport {
         Percentiles deadLetterVisibleMillis;
         LongRun longRun;
         double idleCpuPercent;
+        /** The search phase (issue #23): searches over a million runs. */
+        SearchBenchmark.Figures search;
 
         Database(String name) {
             this.name = name;

@@ -180,7 +180,7 @@ final class BenchStack implements AutoCloseable {
         }
     }
 
-    private Connection connect() throws SQLException {
+    Connection connect() throws SQLException {
         int port = database.equals("embedded") ? EMBEDDED_DB_PORT : 5432;
         return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/lazarus", "lazarus", "lazarus");
     }

@@ -86,6 +86,10 @@ public final class PipelineBenchmark {
         Path repo = Path.of(System.getProperty("bench.repo", ".")).toAbsolutePath().normalize();
         Path out = repo.resolve("target/bench");
         Files.createDirectories(out);
+        if ("search".equals(System.getProperty("bench.only"))) {
+            searchOnly(databases, repo, out);
+            return;
+        }
         PipelineBenchmark benchmark = new PipelineBenchmark();
         BenchReport report = new BenchReport(benchmark.settings());
         for (String database : databases) {
@@ -103,6 +107,23 @@ public final class PipelineBenchmark {
         log("wrote %s, %s and %s", out.resolve("pipeline.json"), out.resolve("pipeline.md"), out.resolve("pipeline.png"));
         System.out.println();
         System.out.println(Files.readString(out.resolve("pipeline.md")));
+        System.exit(0);
+    }
+
+    /**
+     * {@code -Dbench.only=search}: only the search phase ({@link SearchBenchmark}) on each database's fresh stack, its
+     * figures in {@code target/bench/search.md}.
+     */
+    private static void searchOnly(List<String> databases, Path repo, Path out) throws Exception {
+        StringBuilder md = new StringBuilder();
+        for (String database : databases) {
+            try (BenchStack stack = BenchStack.up(database, repo, out)) {
+                md.append("### ").append(database).append("\n\n").append(SearchBenchmark.measure(stack).markdown()).append("\n");
+            }
+            Files.writeString(out.resolve("search.md"), md.toString());
+        }
+        System.out.println();
+        System.out.println(md);
         System.exit(0);
     }
 
@@ -163,6 +184,8 @@ public final class PipelineBenchmark {
         result.longRun = longRun(stack, (longSteps + STEPS_PER_RUN - 1) / STEPS_PER_RUN);
         result.idleCpuPercent = idleCpu(stack, Duration.ofSeconds(20));
         log("[%s] idle: WildFly used %.1f %% of a core over 20 s", stack.database, result.idleCpuPercent);
+        // last: its million runs would weigh on every phase after it
+        result.search = SearchBenchmark.measure(stack);
         return result;
     }
 

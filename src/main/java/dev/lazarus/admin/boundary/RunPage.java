@@ -6,6 +6,9 @@ import dev.lazarus.platform.control.Clocks;
 import dev.lazarus.platform.control.Jsonp;
 import dev.lazarus.platform.control.Problem;
 import jakarta.faces.view.ViewScoped;
+import dev.lazarus.pipeline.control.RunSearches;
+import dev.lazarus.pipeline.control.SearchSyntax;
+import dev.lazarus.pipeline.entity.RunTags;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import java.io.Serializable;
@@ -41,6 +44,9 @@ public class RunPage implements Serializable {
     @Inject
     PageReads reads;
 
+    @Inject
+    RunSearches searches;
+
     /**
      * Where a trace id leads, with {@code {traceId}} in it (for example Jaeger's
      * {@code http://jaeger:16686/trace/{traceId}}); unset, the id is shown without a link.
@@ -57,6 +63,16 @@ public class RunPage implements Serializable {
 
     public RunHistory.History getHistory() {
         return reads.<Optional<RunHistory.History>>once("history", () -> runId().flatMap(runHistory::of)).orElse(null);
+    }
+
+    /** The run's business key and labels (none if it has none, or there is no such run). */
+    public RunTags getTags() {
+        return reads.once("tags", () -> runId().map(searches::tagsOf).orElse(RunTags.NONE));
+    }
+
+    /** The search for the run's key, for the search page's address (quoted if it holds a space or a quote). */
+    public String getKeyQuery() {
+        return java.net.URLEncoder.encode(SearchSyntax.quote(getTags().key()), java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** The run the page's parameter names, if it is a run id at all (a UUID). */

@@ -4,6 +4,7 @@ import dev.lazarus.deadletter.control.DeadLetterSummary;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterEvent;
+import dev.lazarus.pipeline.entity.RunTags;
 import dev.lazarus.platform.control.Jsonp;
 import jakarta.json.JsonValue;
 import java.time.Instant;
@@ -13,7 +14,8 @@ import java.util.UUID;
 /**
  * A dead letter as the API shows it. Lists leave out the stack trace, the run snapshot, the raw body and the
  * audit trail; the detail has them all. The run snapshot is the JSON object it is, not JSON inside a string.
- * {@code cause} is the dead letter's fingerprint (the filter value of its group of causes).
+ * {@code cause} is the dead letter's fingerprint (the filter value of its group of causes); {@code key} and {@code labels}
+ * are its run's (what the run was submitted with).
  */
 public record DeadLetterView(long id, String reason, String reasonLabel, String severity, int priority, String status,
                              UUID runId, String pipeline, String step, String queue, String deadLetterQueue,
@@ -22,26 +24,36 @@ public record DeadLetterView(long id, String reason, String reasonLabel, String 
                              String errorMessage, String stackTrace, JsonValue runSnapshot, String messageBody,
                              String detectedBy, Instant createdAt, Instant updatedAt, String requeuedBy,
                              Instant requeuedAt, String requeueMethod, String closedBy, Instant closedAt, String traceId, String cause,
-                             List<EventView> history, Long historyTotal) {
+                             List<EventView> history, Long historyTotal, String key, List<String> labels) {
 
     public static DeadLetterView summary(DeadLetterSummary d) {
+        return summary(d, RunTags.NONE);
+    }
+
+    /** As a list shows it, with its run's business key and labels. */
+    public static DeadLetterView summary(DeadLetterSummary d, RunTags tags) {
         return new DeadLetterView(d.id(), d.reason().name(), d.reason().label(), d.reason().severity().name(),
                 d.reason().priority(), d.status().name(), d.runId(), d.pipeline(), d.stepName(), d.queue(),
                 d.deadLetterQueue(), d.dlqMessageMissing(), d.dlqCheckedAt(), d.messageId(), d.generation(), d.attempts(),
                 d.exceptionClass(), d.errorMessage(), null, null, null,
                 d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod(),
-                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), null, null);
+                d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), null, null, tags.key(), tags.labels());
     }
 
     /** In full, with the newest entries of its audit trail ({@code historyTotal}: how many it has in all). */
     public static DeadLetterView detail(DeadLetter d, DeadLetters.Trail trail) {
+        return detail(d, trail, RunTags.NONE);
+    }
+
+    /** In full, with its run's business key and labels. */
+    public static DeadLetterView detail(DeadLetter d, DeadLetters.Trail trail, RunTags tags) {
         return new DeadLetterView(d.id(), d.reason().name(), d.reason().label(), d.reason().severity().name(),
                 d.reason().priority(), d.status().name(), d.runId(), d.pipeline(), d.stepName(), d.queue(),
                 d.deadLetterQueue(), d.dlqMessageMissing(), d.dlqCheckedAt(), d.messageId(), d.generation(), d.attempts(),
                 d.exceptionClass(), d.errorMessage(), d.stackTrace(), Jsonp.valueOf(d.runSnapshot()), d.messageBody(),
                 d.detectedBy(), d.createdAt(), d.updatedAt(), d.requeuedBy(), d.requeuedAt(), d.requeueMethod(),
                 d.closedBy(), d.closedAt(), d.traceId(), d.fingerprint(), trail.entries().stream().map(EventView::of).toList(),
-                trail.total());
+                trail.total(), tags.key(), tags.labels());
     }
 
     /** One entry of the audit trail; {@code detail} is what a fix by hand changed (a JSON object), if it was one. */

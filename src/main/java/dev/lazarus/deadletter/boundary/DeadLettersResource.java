@@ -5,7 +5,12 @@ import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.Investigations;
 import dev.lazarus.deadletter.control.RequeueService;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
+import dev.lazarus.deadletter.control.DeadLetterSummary;
+import dev.lazarus.pipeline.boundary.SearchParams;
 import dev.lazarus.pipeline.control.Payloads;
+import dev.lazarus.pipeline.control.RunSearches;
+import dev.lazarus.pipeline.entity.RunSearch;
+import dev.lazarus.pipeline.entity.RunTags;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.boundary.QueryParams;
@@ -22,7 +27,11 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.UriInfo;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.io.InputStream;
 
 /**
@@ -61,7 +70,13 @@ public class DeadLettersResource {
     @Inject
     Payloads payloads;
 
-    /** Newest first, filtered by any of reason, status, run, open, pipeline, step, time window, error text and cause. */
+    @Inject
+    RunSearches searches;
+
+    /**
+     * Newest first, filtered by any of reason, status, run, open, pipeline, step, time window, error text and cause, and by
+     * what the operator knows of the run ({@link SearchParams}: {@code key}, {@code label}, {@code payload.<path>}).
+     */
     @GET
     public Page<DeadLetterView> list(@QueryParam("reason") String reason, @QueryParam("status") String status,
                                      @QueryParam("runId") String runId, @QueryParam("open") String open,
@@ -69,12 +84,15 @@ public class DeadLettersResource {
                                      @QueryParam("from") String from, @QueryParam("to") String to,
                                      @QueryParam("error") String error, @QueryParam("cause") String cause,
                                      @QueryParam("offset") String offset, @QueryParam("limit") String limit, @Context UriInfo uri) {
-        QueryParams.onlyKnown(uri, LIST_PARAMETERS);
+        RunSearch search = SearchParams.read(uri, LIST_PARAMETERS);
         DeadLetterFilter filter = Filters.of(reason, status, runId, openOnly(open), pipeline, step, from, to, error, cause);
         int first = QueryParams.offset(offset);
         int size = QueryParams.limit(limit);
-        return new Page<>(deadLetters.list(filter, first, size).stream().map(DeadLetterView::summary).toList(),
-                deadLetters.count(filter), first, size);
+        List<DeadLetterSummary> found = deadLetters.list(filter, search, first, size);
+        Map<UUID, RunTags> tags = searches.tagsOf(found.stream().map(DeadLetterSummary::runId).filter(Objects::nonNull).distinct().toList());
+        return new Page<>(found.stream().map(d -> DeadLetterView.summary(d, d.runId() == null ? RunTags.NONE
+                        : tags.getOrDefault(d.runId(), RunTags.NONE))).toList(),
+                deadLetters.count(filter, search), first, size);
     }
 
     /**
@@ -118,7 +136,8 @@ public class DeadLettersResource {
     @GET
     @Path("{id}")
     public DeadLetterView get(@PathParam("id") long id) {
-        return deadLetters.find(id).map(d -> DeadLetterView.detail(d, deadLetters.trail(id, DeadLetters.TRAIL_SHOWN))).orElseThrow(() -> Problem.notFound("no dead letter " + id));
+        return deadLetters.find(id).map(d -> DeadLetterView.detail(d, deadLetters.trail(id, DeadLetters.TRAIL_SHOWN),
+                d.runId() == null ? RunTags.NONE : searches.tagsOf(d.runId()))).orElseThrow(() -> Problem.notFound("no dead letter " + id));
     }
 
     /** Needs the operator role (enforced by the service); the operator is the authenticated caller. */

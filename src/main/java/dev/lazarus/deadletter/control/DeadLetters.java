@@ -3,6 +3,8 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterEvent;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
+import dev.lazarus.pipeline.control.RunSearches;
+import dev.lazarus.pipeline.entity.RunSearch;
 import dev.lazarus.deadletter.entity.Fingerprint;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
@@ -60,8 +62,13 @@ public class DeadLetters {
 
     /** Newest first, as summaries (what a list shows, nothing more). */
     public List<DeadLetterSummary> list(DeadLetterFilter filter, int offset, int limit) {
+        return list(filter, RunSearch.NONE, offset, limit);
+    }
+
+    /** The same, of the dead letters whose runs a search finds ({@link RunSearches#condition}). */
+    public List<DeadLetterSummary> list(DeadLetterFilter filter, RunSearch search, int offset, int limit) {
         Map<String, Object> parameters = new HashMap<>();
-        TypedQuery<DeadLetterSummary> query = em.createQuery(DeadLetterSummary.SELECT + " where " + where(filter, parameters)
+        TypedQuery<DeadLetterSummary> query = em.createQuery(DeadLetterSummary.SELECT + " where " + where(filter, search, parameters)
                 + " order by d.createdAt desc, d.id desc", DeadLetterSummary.class);
         parameters.forEach(query::setParameter);
         return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).setFirstResult(offset).setMaxResults(limit).getResultList();
@@ -159,8 +166,12 @@ public class DeadLetters {
     }
 
     public long count(DeadLetterFilter filter) {
+        return count(filter, RunSearch.NONE);
+    }
+
+    public long count(DeadLetterFilter filter, RunSearch search) {
         Map<String, Object> parameters = new HashMap<>();
-        TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter, parameters), Long.class);
+        TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter, search, parameters), Long.class);
         parameters.forEach(query::setParameter);
         return query.getSingleResult();
     }
@@ -269,6 +280,12 @@ public class DeadLetters {
 
     /** What {@link DeadLetter#canBeRequeued()} says, as a condition: it holds its run, names a step, not the loop guard's. */
     static final String REQUEUEABLE = "d.openRunId is not null and d.stepName is not null and d.reason <> :limit";
+
+    /** The filter and a search of the dead letters' runs as a JPQL condition over {@code d}. */
+    static String where(DeadLetterFilter filter, RunSearch search, Map<String, Object> parameters) {
+        String found = RunSearches.condition(search, "d.runId", parameters);
+        return found == null ? where(filter, parameters) : where(filter, parameters) + " and " + found;
+    }
 
     /** The filter as a JPQL condition over {@code d}; only what is set becomes a condition. */
     static String where(DeadLetterFilter filter, Map<String, Object> parameters) {

@@ -3,9 +3,13 @@ package dev.lazarus.pipeline.boundary;
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
 import dev.lazarus.pipeline.control.Payloads;
+import dev.lazarus.pipeline.control.RunSearches;
+import dev.lazarus.pipeline.control.RunSummary;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.pipeline.entity.RunSearch;
 import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.pipeline.entity.RunTags;
 import dev.lazarus.platform.boundary.JsonBodies;
 import dev.lazarus.platform.boundary.Page;
 import dev.lazarus.platform.boundary.QueryParams;
@@ -20,6 +24,7 @@ import jakarta.inject.Inject;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.GET;
@@ -38,6 +43,7 @@ import java.io.InputStream;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -68,6 +74,9 @@ public class RunsResource {
     Payloads payloads;
 
     @Inject
+    RunSearches searches;
+
+    @Inject
     @ConfigProperty(name = "lazarus.run.max-batch", defaultValue = "1000")
     int maxBatch;
 
@@ -75,13 +84,14 @@ public class RunsResource {
     public Response start(InputStream body, @HeaderParam(IDEMPOTENCY_KEY) String submissionKey, @Context UriInfo uri) {
         checkSubmissionKey(submissionKey);
         Runs.Submission submission = submission(readRequest(body), "");
-        Runs.Started started = start(submission.pipeline(), submission.payload(), submissionKey);
+        Runs.Started started = start(submission, submissionKey);
         Run run = started.run();
         URI location = uri.getAbsolutePathBuilder().path(run.id().toString()).build();
         if (!started.created()) {
-            return Response.ok(RunView.summary(run)).location(location).header("Idempotency-Replayed", "true").build();
+            return Response.ok(RunView.summary(run, searches.tagsOf(run.id()))).location(location)
+                    .header("Idempotency-Replayed", "true").build();
         }
-        return Response.created(location).entity(RunView.summary(run)).build();
+        return Response.created(location).entity(RunView.summary(run, submission.tags())).build();
     }
 
     /**
@@ -122,21 +132,65 @@ public class RunsResource {
         }
         Runs.StartedBatch started = startAll(submissions, submissionKey);
         JsonArrayBuilder views = JSON.createArrayBuilder();
-        started.runs().forEach(run -> views.add(JSON.createObjectBuilder().add("id", run.id().toString())
-                .add("pipeline", run.pipeline()).add("state", run.state().name()).add("currentStep", run.currentStep())));
+        for (int i = 0; i < started.runs().size(); i++) {
+            Run run = started.runs().get(i);
+            RunTags tags = submissions.get(i).tags();
+            JsonObjectBuilder view = JSON.createObjectBuilder().add("id", run.id().toString())
+                    .add("pipeline", run.pipeline()).add("state", run.state().name()).add("currentStep", run.currentStep());
+            if (!tags.isEmpty()) {
+                view.add("key", tags.key() == null ? JsonValue.NULL : JSON.createValue(tags.key())).add("labels", JSON.createArrayBuilder(tags.labels()));
+            }
+            views.add(view);
+        }
         JsonObject answer = JSON.createObjectBuilder().add("count", started.runs().size()).add("runs", views).build();
         return started.created() ? Response.status(Response.Status.CREATED).entity(answer).build()
                 : Response.ok(answer).header("Idempotency-Replayed", "true").build();
     }
 
-    /** One run's pipeline and payload as a request gives them, checked; {@code where} prefixes each complaint. */
+    /** One run's pipeline, payload and tags as a request gives them, checked; {@code where} prefixes each complaint. */
     private Runs.Submission submission(JsonObject request, String where) {
         if (!(request.get("pipeline") instanceof JsonString pipeline) || pipeline.getString().isBlank()) {
             throw Problem.badRequest(where + "'pipeline' is required and must be a string naming a pipeline");
         }
         String name = TextInput.name(where + "pipeline", pipeline.getString(), Run.NAME_LENGTH);
         JsonObject payload = payloads.accept(request.getOrDefault("payload", JsonValue.EMPTY_JSON_OBJECT), where + "'payload'");
-        return new Runs.Submission(name, payload);
+        return new Runs.Submission(name, payload, tags(request, where));
+    }
+
+    /**
+     * {@code "key": "..."} (a string), {@code "labels": ["...", ...]} and {@code "uniqueKey": true|false}, each optional
+     * (see {@link RunTags} for their limits).
+     */
+    private static RunTags tags(JsonObject request, String where) {
+        JsonValue key = request.getOrDefault("key", JsonValue.NULL);
+        JsonValue labels = request.getOrDefault("labels", JsonValue.NULL);
+        JsonValue unique = request.getOrDefault("uniqueKey", JsonValue.FALSE);
+        if (key != JsonValue.NULL && !(key instanceof JsonString)) {
+            throw Problem.badRequest(where + "'key' must be a string (a business key such as an order id)");
+        }
+        if (labels != JsonValue.NULL && !(labels instanceof JsonArray)) {
+            throw Problem.badRequest(where + "'labels' must be an array of strings");
+        }
+        if (unique != JsonValue.TRUE && unique != JsonValue.FALSE) {
+            throw Problem.badRequest(where + "'uniqueKey' must be true or false");
+        }
+        List<String> names = new ArrayList<>();
+        if (labels instanceof JsonArray array) {
+            if (array.size() > RunTags.MAX_LABELS) {
+                throw Problem.badRequest(where + "'labels' may hold at most " + RunTags.MAX_LABELS + " labels, has " + array.size());
+            }
+            for (int i = 0; i < array.size(); i++) {
+                if (!(array.get(i) instanceof JsonString label)) {
+                    throw Problem.badRequest(where + "'labels[" + i + "]' must be a string");
+                }
+                names.add(label.getString());
+            }
+        }
+        try {
+            return new RunTags(key instanceof JsonString text ? text.getString() : null, names, unique == JsonValue.TRUE);
+        } catch (IllegalArgumentException bad) {
+            throw Problem.badRequest(where + bad.getMessage());
+        }
     }
 
     private Runs.StartedBatch startAll(List<Runs.Submission> submissions, String submissionKey) {
@@ -144,7 +198,7 @@ public class RunsResource {
             return runs.startAll(submissions, submissionKey);
         } catch (EJBException raced) {
             // the same batch twice at once: the later one's inserts fail on the keys, and the earlier one's runs are there
-            if (submissionKey != null && Failures.isDuplicateKey(raced)) {
+            if ((submissionKey != null || submissions.stream().anyMatch(s -> s.tags().uniqueKey())) && Failures.isDuplicateKey(raced)) {
                 return runs.startAll(submissions, submissionKey);
             }
             if (submissionKey != null && Failures.isLockTimeout(raced)) {
@@ -154,13 +208,14 @@ public class RunsResource {
         }
     }
 
-    private Runs.Started start(String pipeline, JsonObject payload, String submissionKey) {
+    private Runs.Started start(Runs.Submission submission, String submissionKey) {
         try {
-            return runs.start(pipeline, payload, submissionKey);
+            return runs.start(submission, submissionKey);
         } catch (EJBException raced) {
             // Two submissions with one key at once: the later insert fails on the key; the earlier run is there now.
-            if (submissionKey != null && Failures.isDuplicateKey(raced)) {
-                return runs.start(pipeline, payload, submissionKey);
+            // (A business key taken meanwhile is found by the second try, which refuses it with a 409.)
+            if ((submissionKey != null || submission.tags().uniqueKey()) && Failures.isDuplicateKey(raced)) {
+                return runs.start(submission, submissionKey);
             }
             // ... or the earlier one is still in its transaction (waiting for the broker, say) past the lock timeout
             if (submissionKey != null && Failures.isLockTimeout(raced)) {
@@ -183,7 +238,7 @@ public class RunsResource {
     public RunView get(@PathParam("id") String id) {
         UUID runId = uuid(id);
         Run run = runs.find(runId).orElseThrow(() -> Problem.notFound("no run " + id));
-        return RunView.of(run, runs.steps(runId), deadLetters.latestFor(runId).orElse(null));
+        return RunView.of(run, runs.steps(runId), deadLetters.latestFor(runId).orElse(null), searches.tagsOf(runId));
     }
 
     /**
@@ -201,11 +256,15 @@ public class RunsResource {
         return get(id);
     }
 
+    /**
+     * Newest first, filtered by state, pipeline and what the operator knows ({@link SearchParams}: {@code key},
+     * {@code label}, {@code payload.<path>}); each run with its key and labels.
+     */
     @GET
     public Page<RunView> list(@QueryParam("state") String state, @QueryParam("deadLettered") String deadLetteredParam,
                               @QueryParam("pipeline") String pipeline,
                               @QueryParam("offset") String offset, @QueryParam("limit") String limit, @Context UriInfo uri) {
-        QueryParams.onlyKnown(uri, LIST_PARAMETERS);
+        RunSearch search = SearchParams.read(uri, LIST_PARAMETERS);
         Boolean deadLettered = QueryParams.bool("deadLettered", deadLetteredParam);
         RunState wanted = QueryParams.enumValue(RunState.class, "state", state);
         pipeline = TextInput.name("pipeline", pipeline, Run.NAME_LENGTH);
@@ -217,8 +276,10 @@ public class RunsResource {
         }
         int first = QueryParams.offset(offset);
         int size = QueryParams.limit(limit);
-        return new Page<>(runs.list(wanted, pipeline, first, size).stream().map(RunView::summary).toList(),
-                runs.count(wanted, pipeline), first, size);
+        List<RunSummary> found = runs.list(wanted, pipeline, search, first, size);
+        Map<UUID, RunTags> tags = searches.tagsOf(found.stream().map(RunSummary::id).toList());
+        return new Page<>(found.stream().map(run -> RunView.summary(run, tags.getOrDefault(run.id(), RunTags.NONE))).toList(),
+                runs.count(wanted, pipeline, search), first, size);
     }
 
     /** The whole request may be the payload limit plus room for the envelope. */

@@ -3,6 +3,7 @@ package dev.lazarus.pipeline.control;
 import static dev.lazarus.platform.control.Jsonp.JSON;
 
 import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.pipeline.entity.RunTags;
 import dev.lazarus.platform.control.Problem;
 import dev.lazarus.platform.control.Tracing;
 import io.opentelemetry.context.Scope;
@@ -49,6 +50,9 @@ public class NewRuns {
     Tracing tracing;
 
     @Inject
+    RunSearches searches;
+
+    @Inject
     Clock clock;
 
     @Resource
@@ -62,11 +66,22 @@ public class NewRuns {
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Runs.Started start(String pipelineName, JsonObject payload, String submissionKey, String incarnation) {
+        return start(new Runs.Submission(pipelineName, payload), submissionKey, incarnation);
+    }
+
+    /**
+     * The same, for a run with {@link RunTags}: with {@code uniqueKey}, a key another run of the pipeline carries is
+     * refused (409) after the Idempotency-Key's replay (a retry of the very submission answers its run, not a refusal).
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public Runs.Started start(Runs.Submission submission, String submissionKey, String incarnation) {
+        String pipelineName = submission.pipeline();
+        JsonObject payload = submission.payload();
         PipelineDefinition pipeline = pipelines.find(pipelineName).orElseThrow(() -> Problem.unprocessable(
                 "unknown pipeline '" + pipelineName + "'; known pipelines: "
                         + pipelines.all().stream().map(PipelineDefinition::name).toList()));
         String key = submissionKey == null ? null : callerKey(submissionKey, "");
-        String digest = key == null ? null : sha256(pipeline.name() + "\n" + canonical(payload));
+        String digest = key == null ? null : sha256(pipeline.name() + "\n" + canonical(payload) + tagged(submission.tags()));
         if (key != null) {
             Optional<Run> earlier = findBySubmissionKey(key);
             if (earlier.isPresent()) {
@@ -77,6 +92,7 @@ public class NewRuns {
                 return new Runs.Started(earlier.get(), false, List.of());
             }
         }
+        searches.claimKeys(List.of(new RunSearches.Submitted(pipeline.name(), submission.tags())));
         StepDefinition first = pipeline.first();
         Run run = new Run(pipeline.name(), first.name(), payload.toString(), clock.instant());
         if (key != null) {
@@ -88,6 +104,7 @@ public class NewRuns {
             run.tracedAs(trace.traceId());
             trace.identify(run.id());
             em.persist(run);
+            searches.record(List.of(run), List.of(submission.tags()), List.of(payload));
             return new Runs.Started(run, true, List.of(StepDispatcher.Dispatch.of(first,
                     new StepMessage(run.id(), first.name(), run.generation()), run.traceId())));
         } finally {
@@ -129,13 +146,14 @@ public class NewRuns {
                 // the batch's size and the item's place are part of what a retry must repeat: a shorter or
                 // reordered batch under the same key is another request
                 digests.add(sha256(submissions.size() + "\n" + i + "\n" + submissions.get(i).pipeline() + "\n"
-                        + canonical(submissions.get(i).payload())));
+                        + canonical(submissions.get(i).payload()) + tagged(submissions.get(i).tags())));
             }
             Optional<List<Run>> earlier = earlierBatch(keys, digests, submissionKey);
             if (earlier.isPresent()) {
                 return new Runs.StartedBatch(earlier.get(), false, List.of());
             }
         }
+        searches.claimKeys(submissions.stream().map(s -> new RunSearches.Submitted(s.pipeline(), s.tags())).toList());
         Instant now = clock.instant();
         List<Run> started = new ArrayList<>(submissions.size());
         List<StepDispatcher.Dispatch> firstSteps = new ArrayList<>(submissions.size());
@@ -159,6 +177,8 @@ public class NewRuns {
                 trace.end();
             }
         }
+        searches.record(started, submissions.stream().map(Runs.Submission::tags).toList(),
+                submissions.stream().map(Runs.Submission::payload).toList());
         return new Runs.StartedBatch(started, true, firstSteps);
     }
 
@@ -195,6 +215,14 @@ public class NewRuns {
                     : "this user name is too long to use Idempotency-Keys");
         }
         return key;
+    }
+
+    /**
+     * A run's tags as part of what an Idempotency-Key's retry must repeat; nothing for a run without any, so a submission
+     * without tags has the digest it had before tags existed.
+     */
+    private static String tagged(RunTags tags) {
+        return tags.isEmpty() ? "" : "\nkey " + tags.key() + "\nlabels " + tags.labels() + "\nunique " + tags.uniqueKey();
     }
 
     /** JSON text with every object's members in name order: the same document however a client ordered it. */

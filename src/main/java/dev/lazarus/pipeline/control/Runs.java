@@ -1,7 +1,9 @@
 package dev.lazarus.pipeline.control;
 
 import dev.lazarus.pipeline.entity.Run;
+import dev.lazarus.pipeline.entity.RunSearch;
 import dev.lazarus.pipeline.entity.RunState;
+import dev.lazarus.pipeline.entity.RunTags;
 import dev.lazarus.pipeline.entity.StepExecution;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -11,7 +13,10 @@ import jakarta.json.JsonObject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.TypedQuery;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -60,8 +65,26 @@ public class Runs {
         }
     }
 
-    /** One run of a batch: its pipeline and payload, already checked for shape by the caller. */
-    public record Submission(String pipeline, JsonObject payload) {
+    /** One run to start: its pipeline, payload and tags, already checked for shape by the caller. */
+    public record Submission(String pipeline, JsonObject payload, RunTags tags) {
+
+        public Submission {
+            tags = tags == null ? RunTags.NONE : tags;
+        }
+
+        public Submission(String pipeline, JsonObject payload) {
+            this(pipeline, payload, RunTags.NONE);
+        }
+    }
+
+    /** Starts a run like {@link #start(String, JsonObject, String)}, with its tags (a {@code uniqueKey} may be refused: 409). */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public Started start(Submission submission, String submissionKey) {
+        try (Dispatches.Recording recording = dispatches.recording()) {
+            Started started = newRuns.start(submission, submissionKey, recording.incarnation());
+            recording.send(started.dispatches());
+            return started;
+        }
     }
 
     /** A batch's outcome: its runs in the order submitted, whether this request created them, and their dispatches. */
@@ -101,18 +124,43 @@ public class Runs {
 
     /** Newest first, as summaries (no payloads); {@code state} null for all. */
     public List<RunSummary> list(RunState state, String pipeline, int offset, int limit) {
-        TypedQuery<RunSummary> query = em.createQuery(RunSummary.SELECT + " where (:state is null or r.state = :state)"
-                + " and (:pipeline is null or r.pipeline = :pipeline) order by r.createdAt desc, r.id", RunSummary.class)
-                .setParameter("state", state)
-                .setParameter("pipeline", pipeline);
+        return list(state, pipeline, RunSearch.NONE, offset, limit);
+    }
+
+    /** The same, of the runs a search finds ({@link RunSearches#condition}). */
+    public List<RunSummary> list(RunState state, String pipeline, RunSearch search, int offset, int limit) {
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<RunSummary> query = em.createQuery(RunSummary.SELECT + " where " + where(state, pipeline, search, parameters)
+                + " order by r.createdAt desc, r.id", RunSummary.class);
+        parameters.forEach(query::setParameter);
         return query.setFirstResult(offset).setMaxResults(limit).getResultList();
     }
 
     public long count(RunState state, String pipeline) {
-        return em.createQuery("select count(r) from Run r where (:state is null or r.state = :state)"
-                        + " and (:pipeline is null or r.pipeline = :pipeline)", Long.class)
-                .setParameter("state", state)
-                .setParameter("pipeline", pipeline)
-                .getSingleResult();
+        return count(state, pipeline, RunSearch.NONE);
+    }
+
+    public long count(RunState state, String pipeline, RunSearch search) {
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<Long> query = em.createQuery("select count(r) from Run r where " + where(state, pipeline, search, parameters), Long.class);
+        parameters.forEach(query::setParameter);
+        return query.getSingleResult();
+    }
+
+    private static String where(RunState state, String pipeline, RunSearch search, Map<String, Object> parameters) {
+        List<String> conditions = new ArrayList<>();
+        if (state != null) {
+            conditions.add("r.state = :state");
+            parameters.put("state", state);
+        }
+        if (pipeline != null) {
+            conditions.add("r.pipeline = :pipeline");
+            parameters.put("pipeline", pipeline);
+        }
+        String found = RunSearches.condition(search, "r.id", parameters);
+        if (found != null) {
+            conditions.add(found);
+        }
+        return conditions.isEmpty() ? "1 = 1" : String.join(" and ", conditions);
     }
 }
