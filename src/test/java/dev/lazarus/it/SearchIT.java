@@ -39,6 +39,12 @@ class SearchIT extends LazarusIT {
         return "{\"pipeline\":\"" + PIPELINE + "\",\"payload\":" + payload + (extra.isEmpty() ? "" : "," + extra) + "}";
     }
 
+    /** The id of the run a submission created (201). */
+    private static String started(Api.Response created) {
+        assertEquals(201, created.status(), created.body());
+        return created.json().getString("id");
+    }
+
     private static List<String> ids(Api.Response list) {
         return list.ok().json().getJsonArray("items").stream().map(item -> item.asJsonObject().getString("id")).toList();
     }
@@ -91,8 +97,7 @@ class SearchIT extends LazarusIT {
         String tag = "t-" + UUID.randomUUID();
         List<String> started = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            started.add(operator.post("api/runs", run("{\"url\":\"" + tag + "/" + i + "\"}", "\"labels\":[\"" + tag + "\"]"))
-                    .ok().json().getString("id"));
+            started.add(started(operator.post("api/runs", run("{\"url\":\"" + tag + "/" + i + "\"}", "\"labels\":[\"" + tag + "\"]"))));
         }
         JsonObject page = viewer.get("api/runs?label=" + tag + "&limit=1&offset=1").ok().json();
         assertEquals(3, page.getInt("total"));
@@ -105,10 +110,9 @@ class SearchIT extends LazarusIT {
     @Test
     void deadLettersAreFoundByTheirRunsKeyLabelAndPayload() {
         String tag = "t-" + UUID.randomUUID();
-        String poison = operator.post("api/runs", run("{\"order\":{\"id\":\"" + tag + "\"},\"failures\":{\"fetch\":{\"mode\":\"permanent\"}}}",
-                "\"key\":\"" + tag + "\",\"labels\":[\"" + tag + "\",\"eu\"]")).ok().json().getString("id");
-        String healthy = operator.post("api/runs", run("{\"order\":{\"id\":\"" + tag + "\"}}", "\"labels\":[\"" + tag + "\"]"))
-                .ok().json().getString("id");
+        String poison = started(operator.post("api/runs", run("{\"order\":{\"id\":\"" + tag + "\"},\"failures\":{\"fetch\":{\"mode\":\"permanent\"}}}",
+                "\"key\":\"" + tag + "\",\"labels\":[\"" + tag + "\",\"eu\"]")));
+        String healthy = started(operator.post("api/runs", run("{\"order\":{\"id\":\"" + tag + "\"}}", "\"labels\":[\"" + tag + "\"]")));
         awaitRun(poison, "DEAD_LETTERED");
 
         JsonObject byKey = viewer.get("api/dead-letters?key=" + tag).ok().json();
@@ -131,7 +135,7 @@ class SearchIT extends LazarusIT {
     @Test
     void aUniqueKeyIsRefusedWhenARunOfThePipelineHasIt() {
         String key = "order-" + UUID.randomUUID();
-        String first = operator.post("api/runs", run("{}", "\"key\":\"" + key + "\"")).ok().json().getString("id");
+        String first = started(operator.post("api/runs", run("{}", "\"key\":\"" + key + "\"")));
         assertRefused(() -> operator.post("api/runs", run("{}", "\"key\":\"" + key + "\",\"uniqueKey\":true")), 409, first);
         assertRefused(() -> operator.post("api/runs/batch", "{\"runs\":[" + run("{}", "") + ","
                 + run("{}", "\"key\":\"" + key + "\",\"uniqueKey\":true") + "]}"), 409, "taken by run " + first);
@@ -293,8 +297,8 @@ class SearchIT extends LazarusIT {
     @Test
     void theSearchBoxOnEveryAdminPageFindsRunsAndDeadLetters() {
         String tag = "t-" + UUID.randomUUID();
-        String poison = operator.post("api/runs", run("{\"customer\":{\"id\":\"" + tag + "\"},\"failures\":{\"fetch\":{\"mode\":\"permanent\"}}}",
-                "\"key\":\"" + tag + "\",\"labels\":[\"box-" + tag.substring(2, 10) + "\"]")).ok().json().getString("id");
+        String poison = started(operator.post("api/runs", run("{\"customer\":{\"id\":\"" + tag + "\"},\"failures\":{\"fetch\":{\"mode\":\"permanent\"}}}",
+                "\"key\":\"" + tag + "\",\"labels\":[\"box-" + tag.substring(2, 10) + "\"]")));
         awaitRun(poison, "DEAD_LETTERED");
 
         AdminPage page = new AdminPage(base);

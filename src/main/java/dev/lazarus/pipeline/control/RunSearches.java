@@ -58,7 +58,7 @@ public class RunSearches {
         }
         List<String> parts = new ArrayList<>();
         if (search.key() != null) {
-            parts.add("m.key = :searchKey");
+            parts.add("m.businessKey = :searchKey");
             parameters.put("searchKey", search.key());
         }
         if (!search.labels().isEmpty()) {
@@ -83,7 +83,7 @@ public class RunSearches {
         if (runs.isEmpty()) {
             return Map.of();
         }
-        List<Object[]> rows = em.createQuery("select m.runId, m.key, m.uniqueKey, m.labels from RunMarks m where m.runId in :runs",
+        List<Object[]> rows = em.createQuery("select m.runId, m.businessKey, m.uniqueKey, m.labels from RunMarks m where m.runId in :runs",
                 Object[].class).setParameter("runs", runs).getResultList();
         Map<UUID, RunTags> tags = new HashMap<>();
         for (Object[] row : rows) {
@@ -141,7 +141,7 @@ public class RunSearches {
             return;
         }
         List<String> keys = unique.stream().map(pipelineKey -> pipelineKey.substring(pipelineKey.indexOf('\n') + 1)).toList();
-        List<Object[]> taken = em.createQuery("select m.pipeline, m.key, m.runId from RunMarks m where m.key in :keys", Object[].class)
+        List<Object[]> taken = em.createQuery("select m.pipeline, m.businessKey, m.runId from RunMarks m where m.businessKey in :keys", Object[].class)
                 .setParameter("keys", keys).getResultList();
         List<String> refused = taken.stream().filter(row -> unique.contains(row[0] + "\n" + row[1]))
                 .map(row -> "key '" + row[1] + "' of pipeline '" + row[0] + "' is taken by run " + row[2]).toList();

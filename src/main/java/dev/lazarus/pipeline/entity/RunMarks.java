@@ -27,7 +27,7 @@ public class RunMarks {
     private String pipeline;
 
     @Column(name = "business_key", insertable = false, updatable = false)
-    private String key;
+    private String businessKey;
 
     @Column(name = "unique_key", insertable = false, updatable = false)
     private boolean uniqueKey;
@@ -46,6 +46,6 @@ public class RunMarks {
     public String pipeline() { return pipeline; }
 
     public RunTags tags() {
-        return new RunTags(key, RunTags.fromArrayText(labels), uniqueKey);
+        return new RunTags(businessKey, RunTags.fromArrayText(labels), uniqueKey);
     }
 }
