@@ -138,7 +138,7 @@ final class SearchBenchmark {
                 + "   attempts, exception_class, error_message, detected_by, created_at, updated_at, version)"
                 + " select id, case when i % 500 = 0 then id end, '" + PIPELINE + "', 'parse', 'lazarus.document-ingestion.parse',"
                 + "   'DLQ.lazarus.document-ingestion.parse', 'RETRIES_EXHAUSTED', case when i % 500 = 0 then 'PENDING' else 'RESOLVED_MANUALLY' end,"
-                + "   1, 'java.io.IOException', 'the document service answered 503', 'CONSUMER', at, at, 0 from source where dead");
+                + "   1, 3, 'java.io.IOException', 'the document service answered 503', 'CONSUMER', at, at, 0 from source where dead");
         exec(db, "vacuum analyze run");
         exec(db, "vacuum analyze run_search");
         exec(db, "vacuum analyze dead_letter");
