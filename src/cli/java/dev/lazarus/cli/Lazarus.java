@@ -61,7 +61,8 @@ public class Lazarus {
         }
     }
 
-    static CommandLine commandLine(Map<String, String> env, Path home) {
+    /** The command tree (the tests walk it to ask every command for its help). */
+    public static CommandLine commandLine(Map<String, String> env, Path home) {
         CommandLine line = new CommandLine(new Lazarus(env, home));
         line.setUsageHelpWidth(100);
         line.setExecutionExceptionHandler((failed, commandLine, parsed) -> {
