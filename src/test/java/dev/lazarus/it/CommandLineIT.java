@@ -226,7 +226,7 @@ class CommandLineIT extends LazarusIT {
         String unknown = UUID.randomUUID().toString();
         Result run = asViewer("runs", "show", unknown);
         assertExit(3, run);
-        assertEquals("lazarus: 404 Not Found: no run " + unknown + "\n", run.err());
+        assertEquals("lazarus: 404 Not found: no run " + unknown + "\n", run.err());
         assertEquals("", run.out());
         assertExit(3, asViewer("runs", "show", "not-a-run-id"));
         assertExit(3, asViewer("dead-letters", "show", "999999999"));
