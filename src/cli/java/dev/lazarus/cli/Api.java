@@ -76,7 +76,7 @@ public final class Api {
     }
 
     /**
-     * One line from an error answer: {@code 404 Not Found: no run 42} from a problem's status, title and detail, or
+     * One line from an error answer: {@code 404 Not found: no run 42} from a problem's status, title and detail, or
      * the start of whatever else the server sent. Control characters are left out: they are the server's data, not
      * instructions to the terminal.
      */
