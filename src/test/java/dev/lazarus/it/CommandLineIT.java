@@ -289,7 +289,6 @@ class CommandLineIT extends LazarusIT {
     // --- the endpoints other parts of issue #23 add: enable each when its part is merged
 
     @Test
-    @Disabled("needs search by key, label and payload field (issue #23 point 2, GET /api/runs?key=&label=&payload.<path>=)")
     void runsAndDeadLettersAreFoundByKeyLabelAndPayloadField() {
         String key = "order-" + UUID.randomUUID();
         String customer = String.valueOf(System.nanoTime());
