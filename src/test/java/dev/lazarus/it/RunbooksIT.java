@@ -185,5 +185,18 @@ class RunbooksIT extends LazarusIT {
             assertEquals("RESOLVED_MANUALLY", resolved.getString("status"));
             assertEquals("BAD_DATA", resolved.getString("rootCause"));
         }
+
+        // the dead-letter list's bulk panel: the same, chosen from the page
+        String onPage = "bulk-rc-page-" + UUID.randomUUID().toString().substring(0, 8);
+        long fromPage = parseRefusal(onPage);
+        AdminPage page = new AdminPage(base);
+        page.signIn("operator", "operator-pw");
+        page.open("admin/dead-letters.xhtml?error=" + onPage);
+        AdminPage.Answer answer = page.submit("bulk", Map.of("bulk:rate", "0", "bulk:note", "the configuration was wrong",
+                "bulk:rootCause", "CONFIGURATION", "bulk:resolveAll", "Resolve all 1"));
+        assertEquals(200, answer.status(), answer.body());
+        Await.until("the page's bulk resolve", Duration.ofSeconds(60), () -> deadLetter(fromPage),
+                d -> "RESOLVED_MANUALLY".equals(d.getString("status")));
+        assertEquals("CONFIGURATION", deadLetter(fromPage).getString("rootCause"));
     }
 }
