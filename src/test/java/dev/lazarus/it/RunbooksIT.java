@@ -33,6 +33,15 @@ class RunbooksIT extends LazarusIT {
         return deadLetterOf("{\"parse\":{\"mode\":\"permanent\",\"message\":\"" + marker + " unreadable\"}}");
     }
 
+    /** Dead letters whose errors carry {@code marker} (a permanent failure's message is the demo's own): runs started together. */
+    private List<Long> markedDeadLetters(String marker, int count) {
+        List<String> runs = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            runs.add(operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"always\",\"message\":\"" + marker + " broken\"}}}"));
+        }
+        return runs.stream().map(id -> (long) awaitRun(id, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id")).toList();
+    }
+
     private JsonObject deadLetter(long id) {
         return viewer.get("api/dead-letters/" + id).ok().json();
     }
@@ -162,7 +171,7 @@ class RunbooksIT extends LazarusIT {
     @Test
     void aBulkResolveRecordsItsRootCauseWithEachDeadLetterAndOnlyAResolveTakesOne() {
         String marker = "bulk-rc-" + UUID.randomUUID().toString().substring(0, 8);
-        List<Long> ids = List.of(parseRefusal(marker), parseRefusal(marker));
+        List<Long> ids = markedDeadLetters(marker, 2);
         String filter = "{\"error\":\"" + marker + "\"}";
         Response discard = operator.post("api/bulk-jobs", "{\"action\":\"discard\",\"filter\":" + filter
                 + ",\"note\":\"x\",\"rootCause\":\"OTHER\"}");
@@ -188,7 +197,7 @@ class RunbooksIT extends LazarusIT {
 
         // the dead-letter list's bulk panel: the same, chosen from the page
         String onPage = "bulk-rc-page-" + UUID.randomUUID().toString().substring(0, 8);
-        long fromPage = parseRefusal(onPage);
+        long fromPage = markedDeadLetters(onPage, 1).get(0);
         AdminPage page = new AdminPage(base);
         page.signIn("operator", "operator-pw");
         page.open("admin/dead-letters.xhtml?error=" + onPage);
