@@ -92,22 +92,29 @@ class InvestigationIT extends LazarusIT {
     }
 
     @Test
-    void investigationQueueListsOpenDeadLettersByReasonPriorityThenAge() {
+    void investigationQueueListsOpenDeadLettersByTriageScoreThenAgeEachWithItsParts() {
         deadLetterOfAPoisonRun();
         awaitRun(operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"always\"}}}"), "DEAD_LETTERED");
 
         List<JsonObject> queue = viewer.get("api/dead-letters/investigation-queue?limit=500").ok().json()
                 .getJsonArray("items").stream().map(JsonValue::asJsonObject).toList();
         assertTrue(queue.size() >= 2);
-        for (int i = 1; i < queue.size(); i++) {
-            JsonObject before = queue.get(i - 1);
-            JsonObject after = queue.get(i);
-            assertTrue(before.getInt("priority") < after.getInt("priority")
-                    || before.getInt("priority") == after.getInt("priority")
-                    && !Instant.parse(before.getString("createdAt")).isAfter(Instant.parse(after.getString("createdAt"))),
-                    "out of order: " + before + " then " + after);
-            assertTrue(List.of("PENDING", "INVESTIGATING").contains(after.getString("status")));
+        for (int i = 0; i < queue.size(); i++) {
+            JsonObject entry = queue.get(i);
+            assertTrue(List.of("PENDING", "INVESTIGATING").contains(entry.getString("status")));
+            assertEquals(entry.getInt("score"), entry.getJsonArray("scoreParts").stream()
+                    .mapToInt(p -> p.asJsonObject().getInt("value")).sum(), "its parts add up to its score: " + entry);
+            entry.getJsonArray("scoreParts").forEach(p -> assertFalse(p.asJsonObject().getString("why").isBlank()));
+            if (i > 0) {
+                JsonObject before = queue.get(i - 1);
+                assertTrue(before.getInt("score") > entry.getInt("score")
+                        || before.getInt("score") == entry.getInt("score")
+                        && !Instant.parse(before.getString("createdAt")).isAfter(Instant.parse(entry.getString("createdAt"))),
+                        "out of order: " + before + " then " + entry);
+            }
         }
+        assertFalse(viewer.get("api/dead-letters?limit=1").ok().json().getJsonArray("items").getJsonObject(0).containsKey("score"),
+                "only the queue scores");
     }
 
     @Test

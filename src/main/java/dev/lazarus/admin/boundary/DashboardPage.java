@@ -112,6 +112,38 @@ public class DashboardPage {
         return FacesActions.human(getStats().averageTimeToResolution());
     }
 
+    /** The resolved dead letters by the root cause their resolve recorded, and those that recorded none. */
+    public List<RootCauseCount> getRootCauses() {
+        List<RootCauseCount> counts = new java.util.ArrayList<>();
+        getStats().resolvedByRootCause().forEach((name, count) -> counts.add(new RootCauseCount(name,
+                DeadLetterStats.NOT_RECORDED.equals(name) ? "not recorded" : dev.lazarus.deadletter.entity.RootCause.valueOf(name).label(),
+                count)));
+        return counts;
+    }
+
+    /** How many resolved dead letters recorded a root cause. */
+    public long getResolvedWithRootCause() {
+        return getStats().resolvedByRootCause().entrySet().stream().filter(e -> !DeadLetterStats.NOT_RECORDED.equals(e.getKey()))
+                .mapToLong(java.util.Map.Entry::getValue).sum();
+    }
+
+    /** One line of the root causes' card (a bean with getters: the page reads it by property). */
+    public static final class RootCauseCount {
+        private final String name;
+        private final String label;
+        private final long count;
+
+        RootCauseCount(String name, String label, long count) {
+            this.name = name;
+            this.label = label;
+            this.count = count;
+        }
+
+        public String getName() { return name; }
+        public String getLabel() { return label; }
+        public long getCount() { return count; }
+    }
+
     /** Dead letters per hour over the last 24 hours, oldest hour first. */
     public List<Bar> getHourly() {
         if (hourly == null) {

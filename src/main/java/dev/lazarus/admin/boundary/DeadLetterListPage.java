@@ -260,8 +260,10 @@ public class DeadLetterListPage implements Serializable {
             return null;
         }
         boolean[] countChanged = {false};
+        // a root cause goes with a resolve only: the same form's choice is not a discard's or a requeue's
+        String rootCause = action == BulkJob.Action.RESOLVE && form.rootCause() != null && !form.rootCause().isBlank() ? form.rootCause() : null;
         BulkJob job = FacesActions.act(() -> bulkJobs.startAsCounted(action, getFilter(), perSecond, action.closes() ? form.note() : null,
-                        countedAsOf, counted),
+                        rootCause, countedAsOf, counted),
                 started -> "Bulk " + action.apiName() + " started: " + started.total() + " dead letter(s).",
                 refused -> countChanged[0] = refused.status() == 409);
         if (job != null) {
@@ -300,6 +302,14 @@ public class DeadLetterListPage implements Serializable {
     /** The bulk form's rate: 50 per second until the operator says otherwise. */
     public String getRate() { return form.rate() == null ? "50" : form.rate(); }
     public void setRate(String rate) { form.rate(rate); }
+    public String getRootCause() { return form.rootCause(); }
+    public void setRootCause(String rootCause) { form.rootCause(rootCause); }
+
+    /** The root causes a bulk resolve may record. */
+    public dev.lazarus.deadletter.entity.RootCause[] getRootCauses() {
+        return dev.lazarus.deadletter.entity.RootCause.values();
+    }
+
     public String getNote() { return form.note(); }
     public void setNote(String note) { form.note(note); }
 }

@@ -3,6 +3,8 @@ package dev.lazarus.admin.boundary;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.Investigations;
 import dev.lazarus.deadletter.control.RequeueService;
+import dev.lazarus.deadletter.control.Runbooks;
+import dev.lazarus.deadletter.entity.RootCause;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
@@ -50,6 +52,9 @@ public class DeadLetterPage implements Serializable {
     Pipelines pipelines;
 
     @Inject
+    Runbooks runbooks;
+
+    @Inject
     Clocks clocks;
 
     /** Where operators open the Artemis console (the broker's web console, as their browser reaches it). */
@@ -91,6 +96,17 @@ public class DeadLetterPage implements Serializable {
     /** The Artemis console, where this dead letter's message can be browsed and retried. */
     public String getConsoleLink() {
         return consoleUrl + "/artemis"; // the console keeps no URL per queue or message: the page says where to look
+    }
+
+    /** Its runbook: what its reason means, what to check, what to do, and what its pipeline or step adds. */
+    public Runbooks.Shown getRunbook() {
+        return reads.once("runbook", () -> getDeadLetter() == null ? null
+                : runbooks.of(getDeadLetter().reason(), getDeadLetter().pipeline(), getDeadLetter().stepName()));
+    }
+
+    /** The root causes a resolve may record. */
+    public RootCause[] getRootCauses() {
+        return RootCause.values();
     }
 
     /** JSON indented for reading; anything else as it is. */
@@ -177,7 +193,9 @@ public class DeadLetterPage implements Serializable {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        FacesActions.act(() -> investigations.resolve(getDeadLetterId(), form.note()), "Resolved.");
+        String rootCause = form.rootCause() == null || form.rootCause().isBlank() ? null : form.rootCause();
+        FacesActions.act(() -> investigations.resolve(getDeadLetterId(), form.note(), rootCause),
+                rootCause == null ? "Resolved." : "Resolved; root cause " + rootCause + ".");
         return reload();
     }
 
@@ -207,6 +225,8 @@ public class DeadLetterPage implements Serializable {
 
     public String getId() { return id; }
     public void setId(String id) { this.id = id; }
+    public String getRootCause() { return form.rootCause(); }
+    public void setRootCause(String rootCause) { form.rootCause(rootCause); }
     public String getNote() { return form.note(); }
     public void setNote(String note) { form.note(note); }
 }

@@ -17,11 +17,14 @@ public class FormInput {
 
     private String note;
     private String payload;
+    private String rootCause;
     private String output;
     private String rate;
 
     String note() { return note; }
     void note(String note) { this.note = note; }
+    String rootCause() { return rootCause; }
+    void rootCause(String rootCause) { this.rootCause = rootCause; }
     String payload() { return payload; }
     void payload(String payload) { this.payload = payload; }
     String output() { return output; }

@@ -2,7 +2,6 @@ package dev.lazarus.admin.boundary;
 
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.BulkJobs;
-import dev.lazarus.deadletter.control.DeadLetterSummary;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.pipeline.control.Runs;
@@ -72,7 +71,8 @@ public class ListPages {
         return RunState.values();
     }
 
-    public List<DeadLetterSummary> getInvestigationQueue() {
+    /** The open dead letters in triage order, each with its score and why it ranks there. */
+    public List<DeadLetters.Triaged> getInvestigationQueue() {
         return reads.once("queue", () -> deadLetters.investigationQueue(DeadLetterFilter.ALL, 0, PAGE_SIZE));
     }
 

@@ -10,17 +10,19 @@ import java.time.Instant;
 
 /**
  * A bulk job and its progress, as {@code /api/bulk-jobs} and {@code /api/requeue-jobs} show it. {@code action} is
- * {@code requeue}, {@code discard} or {@code resolve}, {@code note} a discard's or a resolve's why; {@code done} is how
+ * {@code requeue}, {@code discard} or {@code resolve}, {@code note} a discard's or a resolve's why, {@code rootCause} a
+ * resolve's root cause (if it gave one); {@code done} is how
  * many it acted on, {@code requeued} the same for a requeue (0 for the others: what a requeue job always showed);
  * {@code percent} is of the dead letters it counted at the start; {@code filter} is exactly what it selects (open
  * dead letters only), {@code skippedDetail} the first ones it passed over and why.
  */
-public record BulkJobView(long id, String action, String note, String state, String requestedBy, JsonObject filter, int ratePerSecond,
+public record BulkJobView(long id, String action, String note, String rootCause, String state, String requestedBy, JsonObject filter, int ratePerSecond,
                           long total, long done, long requeued, long redispatched, long skipped, String skippedDetail, int percent,
                           boolean cancelRequested, String lastError, Instant createdAt, Instant updatedAt, Instant finishedAt) {
 
     static BulkJobView of(BulkJob job) {
-        return new BulkJobView(job.id(), job.action().apiName(), job.note(), job.state().name(), job.requestedBy(), filterOf(job.filter()),
+        return new BulkJobView(job.id(), job.action().apiName(), job.note(), job.rootCause() == null ? null : job.rootCause().name(),
+                job.state().name(), job.requestedBy(), filterOf(job.filter()),
                 job.ratePerSecond(), job.total(), job.done(), job.action() == BulkJob.Action.REQUEUE ? job.done() : 0, job.redispatched(),
                 job.skipped(), job.skippedDetail(), job.percent(), job.cancelRequested(), job.lastError(), job.createdAt(),
                 job.updatedAt(), job.finishedAt());

@@ -32,7 +32,7 @@ import java.util.TreeSet;
 /**
  * Bulk jobs over HTTP: {@code GET /api/bulk-jobs/dry-run?action=discard&...} counts what a job of that action and filter
  * would act on; {@code POST /api/bulk-jobs} {@code {"action": "discard", "filter": {...}, "ratePerSecond": 50, "note":
- * "why"}} starts one (202 with its Location); {@code GET /api/bulk-jobs/{id}} follows its progress; {@code POST
+ * "why"}} starts one (202 with its Location; a resolve may add {@code "rootCause": "DEPENDENCY"}, recorded with each dead letter); {@code GET /api/bulk-jobs/{id}} follows its progress; {@code POST
  * .../cancel} stops it. {@code /api/requeue-jobs} ({@link RequeueJobsResource}) is the same for the requeue action.
  */
 @Path("bulk-jobs")
@@ -44,7 +44,7 @@ public class BulkJobsResource {
     static final int MAX_BODY = 16 * 1024 + DeadLettersResource.MAX_BODY;
 
     private static final String EXAMPLE = "{\"action\": \"discard\", \"filter\": {...}, \"ratePerSecond\": 50, \"note\": \"why\"}";
-    private static final Set<String> FIELDS = Set.of("action", "filter", "ratePerSecond", "note");
+    private static final Set<String> FIELDS = Set.of("action", "filter", "ratePerSecond", "note", "rootCause");
 
     @Inject
     BulkJobs jobs;
@@ -72,7 +72,8 @@ public class BulkJobsResource {
             throw Problem.badRequest("unknown field(s) " + unknown + "; a bulk job takes " + EXAMPLE);
         }
         BulkJob.Action action = action(JsonBodies.optionalString(request, "action"));
-        BulkJob job = jobs.start(action, filter(request), rate(request), JsonBodies.optionalString(request, "note"));
+        BulkJob job = jobs.start(action, filter(request), rate(request), JsonBodies.optionalString(request, "note"),
+                JsonBodies.optionalString(request, "rootCause"));
         return accepted(job, uri);
     }
 

@@ -4,6 +4,7 @@ import dev.lazarus.deadletter.control.DeadLetterStats;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.Investigations;
 import dev.lazarus.deadletter.control.RequeueService;
+import dev.lazarus.deadletter.control.Runbooks;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.deadletter.control.DeadLetterSummary;
 import dev.lazarus.pipeline.boundary.SearchParams;
@@ -73,6 +74,9 @@ public class DeadLettersResource {
     @Inject
     RunSearches searches;
 
+    @Inject
+    Runbooks runbooks;
+
     /**
      * Newest first, filtered by any of reason, status, run, open, pipeline, step, time window, error text and cause, and by
      * what the operator knows of the run ({@link SearchParams}: {@code key}, {@code label}, {@code payload.<path>}).
@@ -118,7 +122,10 @@ public class DeadLettersResource {
         return stats.stats();
     }
 
-    /** Open dead letters in triage order: the reason's priority, then age. */
+    /**
+     * Open dead letters in triage order: the highest triage score first (then the oldest), each with its {@code score} and
+     * {@code scoreParts}, the factors it adds up and why ({@link dev.lazarus.deadletter.control.TriageScore}).
+     */
     @GET
     @Path("investigation-queue")
     public Page<DeadLetterView> investigationQueue(@QueryParam("reason") String reason, @QueryParam("pipeline") String pipeline,
@@ -129,7 +136,7 @@ public class DeadLettersResource {
         DeadLetterFilter filter = Filters.of(reason, null, null, true, pipeline, step, null, null, null, null);
         int first = QueryParams.offset(offset);
         int size = QueryParams.limit(limit);
-        return new Page<>(deadLetters.investigationQueue(filter, first, size).stream().map(DeadLetterView::summary).toList(),
+        return new Page<>(deadLetters.investigationQueue(filter, first, size).stream().map(DeadLetterView::triaged).toList(),
                 deadLetters.count(filter), first, size);
     }
 
@@ -137,7 +144,8 @@ public class DeadLettersResource {
     @Path("{id}")
     public DeadLetterView get(@PathParam("id") long id) {
         return deadLetters.find(id).map(d -> DeadLetterView.detail(d, deadLetters.trail(id, DeadLetters.TRAIL_SHOWN),
-                d.runId() == null ? RunTags.NONE : searches.tagsOf(d.runId()))).orElseThrow(() -> Problem.notFound("no dead letter " + id));
+                d.runId() == null ? RunTags.NONE : searches.tagsOf(d.runId()),
+                runbooks.of(d.reason(), d.pipeline(), d.stepName()))).orElseThrow(() -> Problem.notFound("no dead letter " + id));
     }
 
     /** Needs the operator role (enforced by the service); the operator is the authenticated caller. */
@@ -210,11 +218,16 @@ public class DeadLettersResource {
         return get(id);
     }
 
-    /** Closes it as resolved by hand: {@code {"note": "what was done"}}. */
+    /**
+     * Closes it as resolved by hand: {@code {"note": "what was done", "rootCause": "BAD_DATA"}}; {@code rootCause} is
+     * optional, one of {@code CODE_DEFECT}, {@code BAD_DATA}, {@code DEPENDENCY}, {@code CONFIGURATION}, {@code OTHER}.
+     */
     @POST
     @Path("{id}/resolve")
     public DeadLetterView resolve(@PathParam("id") long id, InputStream body) {
-        investigations.resolve(id, note(body));
+        JsonObject request = JsonBodies.readOptionalObject(body, MAX_BODY, "{\"note\": \"what was done\", \"rootCause\": \"BAD_DATA\"}");
+        requireOnly(request, "note", "rootCause");
+        investigations.resolve(id, JsonBodies.optionalString(request, "note"), JsonBodies.optionalString(request, "rootCause"));
         return get(id);
     }
 

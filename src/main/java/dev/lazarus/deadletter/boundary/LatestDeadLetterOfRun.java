@@ -26,9 +26,13 @@ public class LatestDeadLetterOfRun implements RunDeadLetters {
     @Inject
     DeadLetters deadLetters;
 
+    @Inject
+    dev.lazarus.deadletter.control.Runbooks runbooks;
+
     @Override
     public Optional<JsonObject> latestFor(UUID runId) {
-        return deadLetters.latestFor(runId).map(d -> DeadLetterView.detail(d, deadLetters.trail(d.id(), DeadLetters.TRAIL_SHOWN))).map(view -> {
+        return deadLetters.latestFor(runId).map(d -> DeadLetterView.detail(d, deadLetters.trail(d.id(), DeadLetters.TRAIL_SHOWN),
+                runbooks.of(d.reason(), d.pipeline(), d.stepName()))).map(view -> {
             try (var reader = JSON.createReader(new StringReader(JSONB.toJson(view)))) {
                 return reader.readObject();
             }

@@ -74,7 +74,7 @@ public class BulkJobBatches {
                 .map(id -> id + ": no longer exists (purged by the retention)").toList());
         Outcome outcome = switch (job.action()) {
             case REQUEUE -> requeueService.requeueAll(items.found(), job.requestedBy());
-            case DISCARD, RESOLVE -> investigations.closeAll(job.action(), items.found(), job.requestedBy(), job.note());
+            case DISCARD, RESOLVE -> investigations.closeAll(job.action(), items.found(), job.requestedBy(), job.note(), job.rootCause());
         };
         skipped.addAll(outcome.skipped());
         // stamped by the database's clock: any node judges the job's silence by it (BulkJobStore.interruptSilent)

@@ -1,6 +1,7 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.BulkJob;
+import dev.lazarus.deadletter.entity.RootCause;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.platform.control.DatabaseTime;
 import dev.lazarus.platform.control.Locks;
@@ -45,9 +46,15 @@ public class BulkJobStore {
      */
     public BulkJob create(BulkJob.Action action, String note, DeadLetterFilter filter, int ratePerSecond, String operator, String node,
                           Instant countedAt, DeadLetters.AsOf asOf, long expected) {
+        return create(action, note, null, filter, ratePerSecond, operator, node, countedAt, asOf, expected);
+    }
+
+    /** The same, for a resolve that records a root cause with each dead letter ({@code rootCause}, optional). */
+    public BulkJob create(BulkJob.Action action, String note, RootCause rootCause, DeadLetterFilter filter, int ratePerSecond,
+                          String operator, String node, Instant countedAt, DeadLetters.AsOf asOf, long expected) {
         BulkJob job;
         try {
-            job = new BulkJob(action, note, filter, ratePerSecond, operator, node, countedAt, databaseTime.now());
+            job = new BulkJob(action, note, filter, ratePerSecond, operator, node, countedAt, databaseTime.now()).withRootCause(rootCause);
         } catch (IllegalArgumentException e) {
             throw Problem.badRequest(e.getMessage()); // the callers check first; this is the entity's own guard
         }

@@ -1,6 +1,7 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.BulkJob;
+import dev.lazarus.deadletter.entity.RootCause;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.platform.control.DatabaseTime;
 import dev.lazarus.platform.control.Problem;
@@ -91,7 +92,13 @@ public class BulkJobs {
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public BulkJob start(BulkJob.Action action, DeadLetterFilter filter, int ratePerSecond, String note) {
-        return start(action, filter, ratePerSecond, note, null, -1);
+        return start(action, filter, ratePerSecond, note, null, null, -1);
+    }
+
+    /** The same, with a resolve's root cause ({@code rootCause}: a {@link RootCause} name, optional; refused for other actions). */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public BulkJob start(BulkJob.Action action, DeadLetterFilter filter, int ratePerSecond, String note, String rootCause) {
+        return start(action, filter, ratePerSecond, note, rootCause, null, -1);
     }
 
     /**
@@ -101,12 +108,23 @@ public class BulkJobs {
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public BulkJob startAsCounted(BulkJob.Action action, DeadLetterFilter filter, int ratePerSecond, String note,
                                   DeadLetters.AsOf asOf, long counted) {
-        return start(action, filter, ratePerSecond, note, asOf, counted);
+        return start(action, filter, ratePerSecond, note, null, asOf, counted);
     }
 
-    private BulkJob start(BulkJob.Action action, DeadLetterFilter filter, int ratePerSecond, String note, DeadLetters.AsOf asOf,
-                          long counted) {
+    /** The same, with a resolve's root cause (a {@link RootCause} name, optional). */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public BulkJob startAsCounted(BulkJob.Action action, DeadLetterFilter filter, int ratePerSecond, String note, String rootCause,
+                                  DeadLetters.AsOf asOf, long counted) {
+        return start(action, filter, ratePerSecond, note, rootCause, asOf, counted);
+    }
+
+    private BulkJob start(BulkJob.Action action, DeadLetterFilter filter, int ratePerSecond, String note, String rootCause,
+                          DeadLetters.AsOf asOf, long counted) {
         String why = checkedNote(action, note);
+        RootCause cause = Investigations.checkedRootCause(rootCause);
+        if (cause != null && action != BulkJob.Action.RESOLVE) {
+            throw Problem.badRequest("only a resolve records a root cause; a bulk " + action.apiName() + " takes no 'rootCause'");
+        }
         if (ratePerSecond < 0 || ratePerSecond > MAX_RATE) {
             throw Problem.badRequest(RATE_RULE);
         }
@@ -114,7 +132,7 @@ public class BulkJobs {
             throw Problem.unprocessable("only open dead letters can be " + action.done() + "; status " + filter.status()
                     + " is closed (use PENDING or INVESTIGATING, or leave it out)");
         }
-        BulkJob job = store.create(action, why, filter, ratePerSecond, session.getCallerPrincipal().getName(), NODE, clock.instant(),
+        BulkJob job = store.create(action, why, cause, filter, ratePerSecond, session.getCallerPrincipal().getName(), NODE, clock.instant(),
                 asOf, counted);
         runner.run(job.id());
         return job;

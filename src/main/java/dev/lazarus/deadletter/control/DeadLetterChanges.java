@@ -63,6 +63,7 @@ public class DeadLetterChanges {
         }
         deadLetter.statusReported();
         String method = deadLetter.requeueMethod();
+        String rootCause = deadLetter.resolvedRootCause() == null ? Metrics.NO_ROOT_CAUSE : deadLetter.resolvedRootCause().name();
         EventLog.Fields event = fields(deadLetter).with("previousStatus", before).with("by", deadLetter.closedBy())
                 .with("requeueMethod", now == DeadLetterStatus.REQUEUED ? method : null);
         String text = "dead letter " + deadLetter.id() + " " + before + " -> " + now;
@@ -70,6 +71,8 @@ public class DeadLetterChanges {
             event.log(text);
             if (now == DeadLetterStatus.REQUEUED) {
                 metrics.requeued(method);
+            } else if (now == DeadLetterStatus.RESOLVED_MANUALLY) {
+                metrics.deadLetterResolved(rootCause);
             }
         });
     }

@@ -96,7 +96,7 @@ public class DeadLetterRows {
             + " status, message_id, generation, attempts, exception_class, error_message, stack_trace, run_snapshot,"
             + " message_body, detected_by, created_at, updated_at, requeued_by, requeued_at, requeue_method, version,"
             + " closed_at, closed_by, dlq_message_missing, dlq_checked_at, parked_token, trace_id, fingerprint,"
-            + " top_frame, root_cause, fingerprint_rule";
+            + " top_frame, root_cause, fingerprint_rule, resolved_root_cause";
 
     /** The columns of {@code dead_letter_event}, every one {@link DeadLetterEvent} maps. */
     static final String EVENT_COLUMNS = "id, dead_letter_id, at, actor, action, from_status, to_status, note, detail";
@@ -136,6 +136,7 @@ public class DeadLetterRows {
         put(row, "top_frame", d.topFrame());
         put(row, "root_cause", d.rootCause());
         put(row, "fingerprint_rule", d.fingerprintRule());
+        put(row, "resolved_root_cause", d.resolvedRootCause());
     }
 
     private record Event(DeadLetter owner, DeadLetterEvent event) {

@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.deadletter.entity.RootCause;
 import jakarta.ejb.Stateless;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -52,13 +53,39 @@ public class DeadLetterStats {
                 .setMaxResults(RESOLUTION_SAMPLE).getResultList();
         Duration averageResolution = closed.isEmpty() ? null : Duration.ofMillis((long) closed.stream()
                 .mapToLong(r -> Duration.between((Instant) r[0], (Instant) r[1]).toMillis()).average().orElse(0));
-        return new Stats(total, open, byStatus, reasons, oldestOpen, newest, averageResolution, closed.size());
+        return new Stats(total, open, byStatus, reasons, oldestOpen, newest, averageResolution, closed.size(), resolvedByRootCause());
+    }
+
+    /** The key of the resolved dead letters whose resolve recorded no root cause. */
+    public static final String NOT_RECORDED = "NOT_RECORDED";
+
+    /**
+     * The resolved dead letters (those the retention keeps) by the root cause their resolve recorded: every root cause,
+     * in the registry's order, then {@link #NOT_RECORDED}.
+     */
+    Map<String, Long> resolvedByRootCause() {
+        Map<String, Long> counts = new java.util.LinkedHashMap<>();
+        for (RootCause cause : RootCause.values()) {
+            counts.put(cause.name(), 0L);
+        }
+        counts.put(NOT_RECORDED, 0L);
+        for (Object[] row : em.createQuery("select d.resolvedRootCause, count(d) from DeadLetter d where d.status = :resolved"
+                        + " group by d.resolvedRootCause", Object[].class)
+                .setParameter("resolved", DeadLetterStatus.RESOLVED_MANUALLY).getResultList()) {
+            counts.put(row[0] == null ? NOT_RECORDED : ((RootCause) row[0]).name(), ((Number) row[1]).longValue());
+        }
+        return counts;
     }
 
     public record ReasonCount(DeadLetterReason reason, long total, long open) {
     }
 
+    /**
+     * {@code resolvedByRootCause}: how many resolved dead letters each root cause accounts for ({@link #resolvedByRootCause}),
+     * what the time to resolve is read next to.
+     */
     public record Stats(long total, long open, Map<DeadLetterStatus, Long> byStatus, List<ReasonCount> byReason,
-                        Instant oldestOpen, Instant newest, Duration averageTimeToResolution, int resolutionSample) {
+                        Instant oldestOpen, Instant newest, Duration averageTimeToResolution, int resolutionSample,
+                        Map<String, Long> resolvedByRootCause) {
     }
 }

@@ -32,6 +32,9 @@ public class DeadLetters {
     @PersistenceContext
     EntityManager em;
 
+    @jakarta.inject.Inject
+    java.time.Clock clock;
+
     /** How many entries of a dead letter's audit trail its view shows: the newest (a trail can be added to without end). */
     public static final int TRAIL_SHOWN = 100;
 
@@ -257,25 +260,59 @@ public class DeadLetters {
     }
 
     /**
-     * Open dead letters matching the filter in triage order: the reason's priority first (from the
-     * registry), then the oldest. Its size is {@code count(filter.open())}.
+     * Open dead letters matching the filter (its reason, pipeline and step; nothing else) in triage order: the highest
+     * {@link TriageScore} first, then the oldest, each with its score and why. One query sorts and pages in the database
+     * (the score of every open dead letter from its reason, its age, the open count of its cause group and whether its
+     * step is held, each read once, not per row), one reads the page's summaries. Its size is {@code count(filter.open())}.
      */
-    public List<DeadLetterSummary> investigationQueue(DeadLetterFilter filter, int offset, int limit) {
-        Map<String, Object> parameters = new HashMap<>();
-        TypedQuery<DeadLetterSummary> query = em.createQuery(DeadLetterSummary.SELECT + " where " + where(filter.open(), parameters)
-                + " order by " + priorityOrder() + ", d.createdAt, d.id", DeadLetterSummary.class);
+    public List<Triaged> investigationQueue(DeadLetterFilter filter, int offset, int limit) {
+        if (filter.status() != null || filter.runId() != null || filter.cause() != null || filter.from() != null || filter.to() != null
+                || filter.errorContains() != null) {
+            throw new IllegalArgumentException("the investigation queue is filtered by reason, pipeline and step only: " + filter);
+        }
+        Instant now = clock.instant();
+        String open = DeadLetterStatus.OPEN.stream().map(status -> "'" + status.name() + "'").collect(java.util.stream.Collectors.joining(", "));
+        String groupSize = "coalesce(g.size, 1)";
+        String held = "(case when c.state = '" + dev.lazarus.pipeline.entity.StepControl.State.HELD.name() + "' then 1 else 0 end)";
+        StringBuilder sql = new StringBuilder("with grp as (select fingerprint, count(*) as size from dead_letter where status in (")
+                .append(open).append(") and fingerprint is not null group by fingerprint)")
+                .append(" select d.id, ").append(groupSize).append(" as group_size, ").append(held).append(" as held from dead_letter d")
+                .append(" left join grp g on g.fingerprint = d.fingerprint")
+                .append(" left join step_control c on c.pipeline = d.pipeline and c.step_name = d.step_name")
+                .append(" where d.status in (").append(open).append(")");
+        Map<String, Object> parameters = new HashMap<>(TriageScore.ageParameters(now));
+        if (filter.reason() != null) {
+            sql.append(" and d.reason = :reason");
+            parameters.put("reason", filter.reason().name());
+        }
+        if (filter.pipeline() != null) {
+            sql.append(" and d.pipeline = :pipeline");
+            parameters.put("pipeline", filter.pipeline());
+        }
+        if (filter.step() != null) {
+            sql.append(" and d.step_name = :step");
+            parameters.put("step", filter.step());
+        }
+        sql.append(" order by ").append(TriageScore.sql(groupSize, held)).append(" desc, d.created_at, d.id");
+        jakarta.persistence.Query query = em.createNativeQuery(sql.toString());
         parameters.forEach(query::setParameter);
-        return query.setParameter("limit", DeadLetterReason.REQUEUE_LIMIT).setFirstResult(offset).setMaxResults(limit).getResultList();
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = query.setFirstResult(offset).setMaxResults(limit).getResultList();
+        Map<Long, DeadLetterSummary> found = new HashMap<>();
+        summaries(rows.stream().map(row -> ((Number) row[0]).longValue()).toList()).forEach(summary -> found.put(summary.id(), summary));
+        List<Triaged> queue = new ArrayList<>();
+        for (Object[] row : rows) {
+            DeadLetterSummary summary = found.get(((Number) row[0]).longValue());
+            if (summary != null && summary.isOpen()) { // closed between the two reads: not to triage any more
+                queue.add(new Triaged(summary, TriageScore.of(summary.reason(), summary.createdAt(), now, ((Number) row[1]).longValue(),
+                        ((Number) row[2]).intValue() == 1)));
+            }
+        }
+        return queue;
     }
 
-    /** The registry's priorities as an ORDER BY expression, so the database sorts and pages. */
-    private static String priorityOrder() {
-        StringBuilder order = new StringBuilder("case");
-        for (DeadLetterReason reason : DeadLetterReason.values()) {
-            order.append(" when d.reason = ").append(DeadLetterReason.class.getName()).append('.').append(reason.name())
-                    .append(" then ").append(reason.priority());
-        }
-        return order.append(" else 99 end").toString();
+    /** An entry of the investigation queue: the dead letter and why it ranks where it does. */
+    public record Triaged(DeadLetterSummary deadLetter, TriageScore score) {
     }
 
     /** What {@link DeadLetter#canBeRequeued()} says, as a condition: it holds its run, names a step, not the loop guard's. */

@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.deadletter.entity.BulkJob;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterEvent;
+import dev.lazarus.deadletter.entity.RootCause;
 import dev.lazarus.platform.control.Problem;
 import dev.lazarus.platform.control.TextInput;
 import jakarta.annotation.Resource;
@@ -52,8 +53,23 @@ public class Investigations {
     }
 
     public DeadLetter resolve(long id, String note) {
+        return resolve(id, note, null);
+    }
+
+    /** Resolves it, recording why it happened: {@code rootCause} is a {@link RootCause} name (any case), or null for none. */
+    public DeadLetter resolve(long id, String note, String rootCause) {
         String checked = requiredNote(note, "say what was done");
-        return act(id, d -> d.resolve(caller(), checked, clock.instant()));
+        RootCause cause = checkedRootCause(rootCause);
+        return act(id, d -> d.resolve(caller(), checked, cause, clock.instant()));
+    }
+
+    /** A root cause as a request names it, checked as every resolve checks it: one of {@link RootCause}, or none. */
+    public static RootCause checkedRootCause(String rootCause) {
+        try {
+            return RootCause.named(rootCause);
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest(e.getMessage());
+        }
     }
 
     public DeadLetter discard(long id, String note) {
@@ -69,6 +85,12 @@ public class Investigations {
      */
     @TransactionAttribute(TransactionAttributeType.MANDATORY)
     public BulkJobBatches.Outcome closeAll(BulkJob.Action action, List<DeadLetter> batch, String operator, String note) {
+        return closeAll(action, batch, operator, note, null);
+    }
+
+    /** The same, a resolve recording {@code rootCause} (optional) with each dead letter. */
+    @TransactionAttribute(TransactionAttributeType.MANDATORY)
+    public BulkJobBatches.Outcome closeAll(BulkJob.Action action, List<DeadLetter> batch, String operator, String note, RootCause rootCause) {
         if (!action.closes()) {
             throw new IllegalArgumentException(action + " does not close dead letters");
         }
@@ -80,7 +102,7 @@ public class Investigations {
                 if (action == BulkJob.Action.DISCARD) {
                     deadLetter.discard(operator, note, now);
                 } else {
-                    deadLetter.resolve(operator, note, now);
+                    deadLetter.resolve(operator, note, rootCause, now);
                 }
                 closed++;
             } catch (IllegalStateException notOpen) {

@@ -95,6 +95,11 @@ public class BulkJob {
     @Column(length = DeadLetterEvent.NOTE_LENGTH)
     private String note;
 
+    /** Why the dead letters happened, as a resolve's requester judged (optional): each one resolved records it. */
+    @Enumerated(EnumType.STRING)
+    @Column(name = "root_cause", length = 20)
+    private RootCause rootCause;
+
     @Column(name = "requested_by", nullable = false, length = 100)
     private String requestedBy;
 
@@ -228,6 +233,15 @@ public class BulkJob {
         this.updatedAt = databaseNow;
     }
 
+    /** A resolve records why the dead letters happened with each of them; no other action takes a root cause. */
+    public BulkJob withRootCause(RootCause cause) {
+        if (cause != null && action != Action.RESOLVE) {
+            throw new IllegalArgumentException("only a resolve records a root cause; a bulk " + action.apiName() + " takes no 'rootCause'");
+        }
+        this.rootCause = cause;
+        return this;
+    }
+
     /** Its count: how many dead letters it keeps as its items, set once, when they are kept. */
     public void counted(long items) {
         if (items < 0) {
@@ -292,6 +306,7 @@ public class BulkJob {
     public Long id() { return id; }
     public Action action() { return action; }
     public String note() { return note; }
+    public RootCause rootCause() { return rootCause; }
     public String requestedBy() { return requestedBy; }
     public String node() { return node; }
     public long cursorId() { return cursorId; }

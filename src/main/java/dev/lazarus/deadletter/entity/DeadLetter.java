@@ -133,6 +133,11 @@ public class DeadLetter {
     @Column(name = "closed_by", length = 100)
     private String closedBy;
 
+    /** Why it happened, as the operator who resolved it judged (optional; only a resolve records one). */
+    @Enumerated(EnumType.STRING)
+    @Column(name = "resolved_root_cause", length = 20)
+    private RootCause resolvedRootCause;
+
     @Column(name = "dlq_message_missing", nullable = false)
     private boolean dlqMessageMissing;
 
@@ -384,7 +389,19 @@ public class DeadLetter {
 
     /** The cause was dealt with outside Lazarus; the run stays where it stopped. */
     public void resolve(String operator, String note, Instant now) {
+        resolve(operator, note, null, now);
+    }
+
+    /**
+     * The same, recording why it happened ({@code rootCause}, optional): kept on it, and in the resolve's audit entry
+     * as {@code {"rootCause": "..."}}.
+     */
+    public void resolve(String operator, String note, RootCause rootCause, Instant now) {
         close(DeadLetterStatus.RESOLVED_MANUALLY, DeadLetterAction.RESOLVED, operator, requireNote(note), now);
+        if (rootCause != null) {
+            resolvedRootCause = rootCause;
+            events.get(events.size() - 1).withDetail("{\"rootCause\":\"" + rootCause.name() + "\"}");
+        }
     }
 
     /** Not worth bringing back. The evidence (this row, the DLQ message) is kept all the same. */
@@ -464,6 +481,7 @@ public class DeadLetter {
     public String requeueMethod() { return requeueMethod; }
     public Instant closedAt() { return closedAt; }
     public String closedBy() { return closedBy; }
+    public RootCause resolvedRootCause() { return resolvedRootCause; }
     public boolean dlqMessageMissing() { return dlqMessageMissing; }
     public Instant dlqCheckedAt() { return dlqCheckedAt; }
     public List<DeadLetterEvent> events() { return Collections.unmodifiableList(events); }

@@ -94,6 +94,7 @@ public class OperationalGauges {
         gauge("lazarus.dead.letters.oldest.open.age.seconds", Tags.empty(), g -> g.database.get()
                 .map(d -> d.oldestOpen() == null ? 0L : Duration.between(d.oldestOpen(), clock.instant()).toSeconds()));
         metrics.declareBulkJobs(Arrays.stream(BulkJob.Action.values()).map(BulkJob.Action::apiName).toList());
+        metrics.declareRootCauses(Arrays.stream(dev.lazarus.deadletter.entity.RootCause.values()).map(Enum::name).toList());
         for (BulkJob.Action action : BulkJob.Action.values()) {
             Tags tags = Tags.of("action", action.apiName());
             gauge("lazarus.bulk.jobs.running", tags, g -> g.database.get().map(d -> d.runningJobs().get(action)));

@@ -1,20 +1,85 @@
 package dev.lazarus.pipeline.control;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** A named, ordered list of steps. Build one with {@link #named(String)}. */
+/**
+ * A named, ordered list of steps. Build one with {@link #named(String)}.
+ *
+ * <p>A pipeline and each of its steps may add their own runbook text to what the reason registry says about a reason
+ * ({@link Builder#runbook(String, String)}, {@link Builder#stepRunbook(String, String)}): the words only the people who
+ * wrote the pipeline know (which service a step calls, whom to page). {@link #runbookAddition} says which one a dead letter
+ * shows.
+ */
 public final class PipelineDefinition {
+
+    /** The longest runbook text a pipeline or step may add. */
+    public static final int RUNBOOK_LENGTH = 2000;
+
+    /** The key of a runbook text that applies to every reason. */
+    static final String EVERY_REASON = "*";
 
     private final String name;
     private final List<StepDefinition> steps;
+    /** Runbook texts per reason code ({@link #EVERY_REASON}: all), of the pipeline ({@code null} step) and of each step. */
+    private final Map<String, Map<String, String>> runbooks;
 
-    private PipelineDefinition(String name, List<StepDefinition> steps) {
+    private PipelineDefinition(String name, List<StepDefinition> steps, Map<String, Map<String, String>> runbooks) {
         this.name = name;
         this.steps = List.copyOf(steps);
+        Map<String, Map<String, String>> copy = new HashMap<>();
+        runbooks.forEach((step, texts) -> copy.put(step, Map.copyOf(texts)));
+        this.runbooks = java.util.Collections.unmodifiableMap(copy);
+    }
+
+    /** A runbook text a pipeline or a step adds, and whose it is: {@code step} (null for the pipeline's own). */
+    public record RunbookAddition(String pipeline, String step, String reason, String text) {
+
+        /** {@code "step"} or {@code "pipeline"}: where the text was declared. */
+        public String scope() {
+            return step == null ? "pipeline" : "step";
+        }
+
+        /** Whether it applies to every reason rather than to one. */
+        public boolean everyReason() {
+            return reason == null;
+        }
+    }
+
+    /**
+     * The text this pipeline adds to the runbook of {@code reason} (a reason code) for a dead letter at {@code stepName}
+     * (null if it names no step of it), the most specific first: the step's for that reason, the step's for every reason,
+     * the pipeline's for that reason, the pipeline's for every reason; empty if none.
+     */
+    public Optional<RunbookAddition> runbookAddition(String stepName, String reason) {
+        if (stepName != null && step(stepName).isPresent()) {
+            Optional<RunbookAddition> ofStep = addition(stepName, reason);
+            if (ofStep.isPresent()) {
+                return ofStep;
+            }
+        }
+        return addition(null, reason);
+    }
+
+    private Optional<RunbookAddition> addition(String stepName, String reason) {
+        Map<String, String> texts = runbooks.getOrDefault(stepName, Map.of());
+        if (reason != null && texts.containsKey(reason)) {
+            return Optional.of(new RunbookAddition(name, stepName, reason, texts.get(reason)));
+        }
+        return Optional.ofNullable(texts.get(EVERY_REASON)).map(text -> new RunbookAddition(name, stepName, null, text));
+    }
+
+    /** Every runbook text this pipeline and its steps add (the reasons they name: checked against the registry at start-up). */
+    public List<RunbookAddition> runbookAdditions() {
+        List<RunbookAddition> all = new ArrayList<>();
+        runbooks.forEach((step, texts) -> texts.forEach((reason, text) ->
+                all.add(new RunbookAddition(name, step, EVERY_REASON.equals(reason) ? null : reason, text))));
+        return all;
     }
 
     public static Builder named(String name) {
@@ -50,6 +115,7 @@ public final class PipelineDefinition {
     public static final class Builder {
         private final String name;
         private final List<StepDefinition> steps = new ArrayList<>();
+        private final Map<String, Map<String, String>> runbooks = new HashMap<>();
 
         private Builder(String name) {
             StepDefinition.requireName(name, "pipeline name");
@@ -76,6 +142,55 @@ public final class PipelineDefinition {
             return this;
         }
 
+        /**
+         * Adds this pipeline's own words to the runbook of a reason, for a dead letter at any of its steps (a step's own
+         * text, {@link #stepRunbook}, comes first). {@code reason} is a reason code such as {@code "RETRIES_EXHAUSTED"}
+         * (the registry's; a code it does not have fails the deployment).
+         */
+        public Builder runbook(String reason, String text) {
+            return addRunbook(null, requireReason(reason), text);
+        }
+
+        /** Adds this pipeline's own words to the runbook of every reason (a text for one reason comes first). */
+        public Builder runbook(String text) {
+            return addRunbook(null, EVERY_REASON, text);
+        }
+
+        /** Adds the step declared last its own words to the runbook of a reason: shown before any text of the pipeline's. */
+        public Builder stepRunbook(String reason, String text) {
+            return addRunbook(lastStep("stepRunbook").name(), requireReason(reason), text);
+        }
+
+        /** Adds the step declared last its own words to the runbook of every reason. */
+        public Builder stepRunbook(String text) {
+            return addRunbook(lastStep("stepRunbook").name(), EVERY_REASON, text);
+        }
+
+        private StepDefinition lastStep(String method) {
+            if (steps.isEmpty()) {
+                throw new IllegalStateException(method + "() follows the step it is about");
+            }
+            return steps.get(steps.size() - 1);
+        }
+
+        private static String requireReason(String reason) {
+            if (reason == null || !reason.matches("[A-Z][A-Z_]{0,39}")) {
+                throw new IllegalArgumentException("a runbook's reason is a reason code such as RETRIES_EXHAUSTED: " + reason);
+            }
+            return reason;
+        }
+
+        private Builder addRunbook(String step, String reason, String text) {
+            if (text == null || text.isBlank() || text.length() > RUNBOOK_LENGTH) {
+                throw new IllegalArgumentException("a runbook text has 1 to " + RUNBOOK_LENGTH + " characters");
+            }
+            if (runbooks.computeIfAbsent(step, s -> new HashMap<>()).putIfAbsent(reason, text.strip()) != null) {
+                throw new IllegalStateException("pipeline " + name + (step == null ? "" : " step " + step) + " has two runbook texts for "
+                        + (EVERY_REASON.equals(reason) ? "every reason" : reason));
+            }
+            return this;
+        }
+
         public PipelineDefinition build() {
             if (steps.isEmpty()) {
                 throw new IllegalStateException("pipeline " + name + " has no steps");
@@ -90,7 +205,7 @@ public final class PipelineDefinition {
                     throw new IllegalStateException("pipeline " + name + " uses queue " + step.queue() + " twice");
                 }
             }
-            return new PipelineDefinition(name, steps);
+            return new PipelineDefinition(name, steps, runbooks);
         }
     }
 }

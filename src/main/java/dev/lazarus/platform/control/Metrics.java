@@ -50,6 +50,9 @@ public class Metrics {
     private static final String STEP_HOLD_DURATION = "lazarus.step.hold.duration";
     private static final List<String> STEP_STATE_ACTIONS = List.of("PAUSED", "RESUMED", "HELD", "PROBE_SUCCEEDED", "PROBE_FAILED");
     private static final String BULK_JOB_DEAD_LETTERS = "lazarus.bulk.job.dead.letters";
+    private static final String DEAD_LETTERS_RESOLVED = "lazarus.dead.letters.resolved";
+    /** The {@code root_cause} of a resolve that recorded none. */
+    public static final String NO_ROOT_CAUSE = "none";
     /** The values of the labels that come from fixed sets, declared at 0 (see {@link #declare}). */
     private static final List<String> FINISHED_STATES = List.of("COMPLETED", "DEAD_LETTERED");
     private static final List<String> STEP_OUTCOMES = List.of("succeeded", "failed");
@@ -165,6 +168,17 @@ public class Metrics {
      */
     public void bulkJobProgressed(String action, int count) {
         counter(BULK_JOB_DEAD_LETTERS, "action", action).increment(count);
+    }
+
+    /** A dead letter resolved by hand, by the root cause its resolve recorded ({@link #NO_ROOT_CAUSE} if none). */
+    public void deadLetterResolved(String rootCause) {
+        counter(DEAD_LETTERS_RESOLVED, "root_cause", rootCause).increment();
+    }
+
+    /** Makes the resolves' series exist at 0, one for each root cause a resolve may record and {@link #NO_ROOT_CAUSE}. */
+    public void declareRootCauses(List<String> rootCauses) {
+        rootCauses.forEach(cause -> counter(DEAD_LETTERS_RESOLVED, "root_cause", cause));
+        counter(DEAD_LETTERS_RESOLVED, "root_cause", NO_ROOT_CAUSE);
     }
 
     /** Makes the bulk jobs' series exist at 0, one for each of their {@code actions} (see {@link #declare}). */
