@@ -337,7 +337,6 @@ class CommandLineIT extends LazarusIT {
     }
 
     @Test
-    @Disabled("needs rootCause on POST /api/dead-letters/{id}/resolve (issue #23 point 5)")
     void resolvingRecordsTheRootCause() {
         String run = operator.startRun(POISON);
         long deadLetter = poisonedDeadLetter(run).getJsonNumber("id").longValue();
