@@ -41,6 +41,9 @@ final class EventsCommand {
                 try {
                     events = poll(last);
                 } catch (Failure failed) {
+                    if (follow && Thread.currentThread().isInterrupted()) {
+                        return; // stopped (Ctrl-C) while a poll was under way: the tail ends as it does between polls
+                    }
                     if (!follow || failed.exitCode() != Exit.SERVER) {
                         throw failed;
                     }
