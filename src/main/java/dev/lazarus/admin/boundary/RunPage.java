@@ -2,6 +2,7 @@ package dev.lazarus.admin.boundary;
 
 import dev.lazarus.deadletter.control.RunHistory;
 import dev.lazarus.pipeline.boundary.RunStops;
+import dev.lazarus.pipeline.control.StepAttempts;
 import dev.lazarus.platform.control.Clocks;
 import dev.lazarus.platform.control.Jsonp;
 import dev.lazarus.platform.control.Problem;
@@ -37,6 +38,9 @@ public class RunPage implements Serializable {
 
     @Inject
     RunStops stops;
+
+    @Inject
+    StepAttempts attempts;
 
     @Inject
     Clocks clocks;
@@ -82,6 +86,11 @@ public class RunPage implements Serializable {
         } catch (IllegalArgumentException notAnId) {
             return Optional.empty();
         }
+    }
+
+    /** How many attempts of a dispatch are kept. */
+    public int getAttemptsKept() {
+        return attempts.kept();
     }
 
     /** The longest dispatch, for the bars that compare them. */
