@@ -6,6 +6,7 @@ import dev.lazarus.pipeline.entity.StepControl;
 import dev.lazarus.platform.control.BrokerManagement;
 import dev.lazarus.platform.control.Brokers;
 import dev.lazarus.platform.control.Problem;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -38,6 +39,7 @@ import java.util.logging.Logger;
  * for one that stopped recovering.
  */
 @Stateless
+@RolesAllowed("operator") // the admin page's button too: an action, whatever page a viewer crafts a post from
 public class RetriesNow {
 
     private static final Logger LOG = Logger.getLogger(RetriesNow.class.getName());
