@@ -52,7 +52,7 @@ public class StepAttempts {
 
     private static final String INSERT = "insert into step_attempt (run_id, generation, attempt, step_name, node, started_at,"
             + " ended_at, outcome, exception_class, message) values (?1, ?2, ?3, ?4, ?5, ?6, case when ?8 = '"
-            + AttemptOutcome.IN_PROGRESS.name() + "' then null else ?7 end, ?8, nullif(?9, ''), nullif(?10, '')) on conflict do nothing";
+            + AttemptOutcome.IN_PROGRESS.name() + "' then null else cast(?7 as timestamp with time zone) end, ?8, nullif(?9, ''), nullif(?10, '')) on conflict do nothing";
 
     /** Ends an earlier attempt of the dispatch still shown in progress: a later delivery started, so its consumer is gone. */
     private static final String INTERRUPT_EARLIER = "update step_attempt set outcome = '" + AttemptOutcome.INTERRUPTED.name()
