@@ -9,6 +9,7 @@ import dev.lazarus.pipeline.entity.RunRecreation;
 import dev.lazarus.platform.control.Problem;
 import dev.lazarus.platform.entity.Text;
 import jakarta.annotation.Resource;
+import jakarta.annotation.security.PermitAll;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
@@ -39,6 +40,7 @@ import java.util.UUID;
  * run stopped at its first step, what it was submitted with; for a completed run, its final output).
  */
 @Stateless
+@PermitAll // reading the links is a viewer's; the two actions say who may take them (WildFly denies an unannotated method)
 public class Recreations {
 
     @PersistenceContext

@@ -71,8 +71,16 @@ public class StepAttempts {
     public record Ending(AttemptOutcome outcome, String exceptionClass, String message) {
 
         public Ending {
-            exceptionClass = exceptionClass == null ? null : Text.printable(exceptionClass, StepAttempt.CLASS_LENGTH);
-            message = message == null ? null : Text.printable(message, StepAttempt.MESSAGE_LENGTH);
+            exceptionClass = bounded(exceptionClass, StepAttempt.CLASS_LENGTH);
+            message = bounded(message, StepAttempt.MESSAGE_LENGTH);
+        }
+
+        /**
+         * Printable (control characters escaped) and within its column: escaping lengthens the text, so it is cut again
+         * (a message too long for its column would fail the write that records the attempt's failure).
+         */
+        private static String bounded(String text, int max) {
+            return text == null ? null : Text.truncate(Text.printable(text, max), max);
         }
 
         /** A failure of the handler: {@code NON_RETRYABLE} if it declared it permanent, else {@code FAILED}. */
