@@ -119,6 +119,16 @@ public class Broker {
                 + "\",\"routing-type\":\"ANYCAST\",\"durable\":true}", true);
     }
 
+    /** The address settings the broker applies to {@code address}, as JSON (its management's own form). */
+    public String addressSettings(String address) {
+        return String.valueOf(manage(ResourceNames.BROKER, "getAddressSettingsAsJSON", address));
+    }
+
+    /** Sets the address settings of {@code address} (JSON, in the form {@link #addressSettings} gives). */
+    public void setAddressSettings(String address, String json) {
+        manage(ResourceNames.BROKER, "addAddressSettings", address, json);
+    }
+
     /** Removes every message from {@code queue}; returns how many. */
     public long removeAllMessages(String queue) {
         return ((Number) manage(ResourceNames.QUEUE + queue, "removeAllMessages")).longValue();

@@ -1,5 +1,7 @@
 package dev.lazarus.admin.boundary;
 
+import dev.lazarus.deadletter.control.Recreations;
+import dev.lazarus.pipeline.control.Payloads;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.Investigations;
 import dev.lazarus.deadletter.control.RequeueService;
@@ -68,6 +70,12 @@ public class DeadLetterPage implements Serializable {
     /** What the form sent, for the request that acts on it (the view keeps none of it). */
     @Inject
     FormInput form;
+
+    @Inject
+    Recreations recreations;
+
+    @Inject
+    Payloads payloads;
 
     // the view keeps its parameter; what the page shows is read per request (PageReads), what the form sent lives for
     // its request (FormInput), so a view kept in the session holds next to nothing
@@ -172,6 +180,26 @@ public class DeadLetterPage implements Serializable {
     public void setFixPayload(String fixPayload) { form.payload(fixPayload); }
     public String getFixOutput() { return form.output(); }
     public void setFixOutput(String fixOutput) { form.output(fixOutput); }
+
+    /** Whether a new run can be recreated from it: it has a run, and that run has ended. */
+    public boolean isRecreatable() {
+        return getRun() != null && !getRun().state().isLive();
+    }
+
+    public String getRecreatePayload() { return RecreateForm.shown(form, getRun()); }
+    public void setRecreatePayload(String payload) { form.recreatePayload(payload); }
+
+    /** Recreate: a new run of the pipeline with the box's payload; this dead letter is resolved if it is open. */
+    public String recreate() {
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
+        FacesActions.act(() -> recreations.fromDeadLetter(getDeadLetterId(), getRun() == null ? null
+                        : RecreateForm.edited(form, getRun(), payloads), true),
+                r -> "Recreated as run " + r.run().id() + (r.payloadEdited() ? " with the edited payload" : " with the same payload")
+                        + (r.deadLetterResolved() ? "; this dead letter is resolved." : "."));
+        return reload();
+    }
 
     public String investigate() {
         if (FacesActions.outOfDate(drawn)) {

@@ -20,6 +20,7 @@ public class FormInput {
     private String rootCause;
     private String output;
     private String rate;
+    private String recreatePayload;
 
     String note() { return note; }
     void note(String note) { this.note = note; }
@@ -30,5 +31,7 @@ public class FormInput {
     String output() { return output; }
     void output(String output) { this.output = output; }
     String rate() { return rate; }
+    String recreatePayload() { return recreatePayload; }
+    void recreatePayload(String recreatePayload) { this.recreatePayload = recreatePayload; }
     void rate(String rate) { this.rate = rate; }
 }

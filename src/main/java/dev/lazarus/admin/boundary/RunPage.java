@@ -1,7 +1,11 @@
 package dev.lazarus.admin.boundary;
 
+import dev.lazarus.deadletter.control.Recreations;
 import dev.lazarus.deadletter.control.RunHistory;
+import dev.lazarus.pipeline.control.Payloads;
 import dev.lazarus.pipeline.boundary.RunStops;
+import dev.lazarus.pipeline.control.RetriesNow;
+import dev.lazarus.pipeline.control.StepAttempts;
 import dev.lazarus.platform.control.Clocks;
 import dev.lazarus.platform.control.Jsonp;
 import dev.lazarus.platform.control.Problem;
@@ -37,6 +41,18 @@ public class RunPage implements Serializable {
 
     @Inject
     RunStops stops;
+
+    @Inject
+    StepAttempts attempts;
+
+    @Inject
+    RetriesNow retries;
+
+    @Inject
+    Recreations recreations;
+
+    @Inject
+    Payloads payloads;
 
     @Inject
     Clocks clocks;
@@ -84,6 +100,16 @@ public class RunPage implements Serializable {
         }
     }
 
+    /** Where the run was recreated from, and the runs recreated from it. */
+    public Recreations.Links getLinks() {
+        return reads.once("links", () -> runId().map(recreations::links).orElse(new Recreations.Links(null, java.util.List.of())));
+    }
+
+    /** How many attempts of a dispatch are kept. */
+    public int getAttemptsKept() {
+        return attempts.kept();
+    }
+
     /** The longest dispatch, for the bars that compare them. */
     public long getLongest() {
         return getHistory() == null ? 1 : getHistory().dispatches().stream()
@@ -114,6 +140,28 @@ public class RunPage implements Serializable {
         FacesActions.act(() -> stops.stop(runId().orElseThrow(() -> Problem.notFound("no run " + id)), form.note()),
                 deadLetter -> "Stopped: dead letter #" + deadLetter + " (MANUAL) holds the run now; requeue it from its page to"
                         + " bring the run back at the same step.");
+        return FacesActions.reload("run");
+    }
+
+    /** Delivers the message of a run waiting in backoff now; the service checks again and says why not. */
+    public String retryNow() {
+        FacesActions.act(() -> {
+            UUID run = runId().orElseThrow(() -> Problem.notFound("no run " + id));
+            return retries.deliverNow(run, retries.waitingInBackoff(run));
+        }, requested -> "Retry now: step " + requested.step() + "'s message is delivered now (asked " + requested.brokers() + ").");
+        return FacesActions.reload("run");
+    }
+
+    public String getRecreatePayload() { return RecreateForm.shown(form, getHistory() == null ? null : getHistory().run()); }
+    public void setRecreatePayload(String payload) { form.recreatePayload(payload); }
+
+    /** Recreate: a new run of the pipeline with the box's payload (this run must have ended). */
+    public String recreate() {
+        FacesActions.act(() -> {
+            UUID run = runId().orElseThrow(() -> Problem.notFound("no run " + id));
+            var old = getHistory();
+            return recreations.fromRun(run, old == null ? null : RecreateForm.edited(form, old.run(), payloads), true);
+        }, r -> "Recreated as run " + r.run().id() + (r.payloadEdited() ? " with the edited payload." : " with the same payload."));
         return FacesActions.reload("run");
     }
 

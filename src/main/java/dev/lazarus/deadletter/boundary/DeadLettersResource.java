@@ -3,6 +3,7 @@ package dev.lazarus.deadletter.boundary;
 import dev.lazarus.deadletter.control.DeadLetterStats;
 import dev.lazarus.deadletter.control.DeadLetters;
 import dev.lazarus.deadletter.control.Investigations;
+import dev.lazarus.deadletter.control.Recreations;
 import dev.lazarus.deadletter.control.RequeueService;
 import dev.lazarus.deadletter.control.Runbooks;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
@@ -27,6 +28,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +75,9 @@ public class DeadLettersResource {
 
     @Inject
     RunSearches searches;
+
+    @Inject
+    Recreations recreations;
 
     @Inject
     Runbooks runbooks;
@@ -187,6 +192,19 @@ public class DeadLettersResource {
         requireOnly(request, "note");
         requeueService.fixAndContinue(id, RequeueService.Fix.SKIP_STEP, null, JsonBodies.optionalString(request, "note"));
         return get(id);
+    }
+
+    /**
+     * Recreate: a new run of the dead letter's run's pipeline, {@code {"payload": {...}, "resolve": true}} (both
+     * optional: the run's payload, and the dead letter resolved "recreated as run ..."); see {@code Recreations}. 201
+     * with the new run's location; 404 for no such dead letter, 409 if its run is live or it has none; 400 for a body
+     * that is not acceptable (nothing is stored).
+     */
+    @POST
+    @Path("{id}/recreate")
+    public Response recreate(@PathParam("id") long id, InputStream body, @Context UriInfo uri) {
+        Recreate.Request request = Recreate.read(body, payloads);
+        return Recreate.created(recreations.fromDeadLetter(id, request.payload(), request.resolve()), uri);
     }
 
     private JsonObject fixRequest(InputStream body, String expected) {

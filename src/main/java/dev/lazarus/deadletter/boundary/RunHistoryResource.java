@@ -1,5 +1,6 @@
 package dev.lazarus.deadletter.boundary;
 
+import dev.lazarus.deadletter.control.Recreations;
 import dev.lazarus.deadletter.control.RunHistory;
 import dev.lazarus.pipeline.boundary.RunView;
 import dev.lazarus.platform.control.Problem;
@@ -27,6 +28,9 @@ public class RunHistoryResource {
     @Inject
     RunHistory history;
 
+    @Inject
+    Recreations recreations;
+
     @GET
     public HistoryView get(@PathParam("id") String id) {
         UUID runId;
@@ -36,11 +40,17 @@ public class RunHistoryResource {
             throw Problem.notFound("no run " + Text.printable(id, 100) + " (run ids are UUIDs)");
         }
         RunHistory.History found = history.of(runId).orElseThrow(() -> Problem.notFound("no run " + id));
+        Recreations.Links links = recreations.links(runId);
         return new HistoryView(RunView.summary(found.run()), found.run().traceId(), found.dispatches(),
-                found.deadLetters().stream().map(DeadLetterView::summary).toList(), found.timeline());
+                found.deadLetters().stream().map(DeadLetterView::summary).toList(), found.timeline(), links.recreatedFrom(),
+                links.recreatedAs());
     }
 
+    /**
+     * {@code recreatedFrom}: the run (and dead letter) this one was recreated from, null if it was submitted;
+     * {@code recreatedAs}: the runs recreated from this one.
+     */
     public record HistoryView(RunView run, String traceId, List<RunHistory.Dispatch> dispatches, List<DeadLetterView> deadLetters,
-                              List<RunHistory.Event> timeline) {
+                              List<RunHistory.Event> timeline, Recreations.Link recreatedFrom, List<Recreations.Link> recreatedAs) {
     }
 }

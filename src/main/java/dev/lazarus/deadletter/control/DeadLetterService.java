@@ -3,7 +3,9 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.deadletter.entity.DeadLetter;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.pipeline.control.Pipelines;
+import dev.lazarus.pipeline.control.StepAttempts;
 import dev.lazarus.pipeline.control.StepExecutions;
+import dev.lazarus.pipeline.entity.AttemptOutcome;
 import dev.lazarus.pipeline.control.StepDefinition;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.StepExecution;
@@ -88,6 +90,9 @@ public class DeadLetterService {
     StepExecutions stepExecutions;
 
     @Inject
+    StepAttempts attempts;
+
+    @Inject
     DeadLetters reads;
 
     /** Records the dead letter in the caller's transaction and, if it is about the run's current dispatch, stops the run. */
@@ -121,6 +126,9 @@ public class DeadLetterService {
         if (runs.oneOfMany) {
             // a batch (a sweep's): the rule decided every row in memory, and they are written a statement per table
             rows.write(runs.created, runs.stopped, runs.gaveUp);
+        }
+        attempts.endedAll(runs.attemptsStopped, now); // one statement for the batch
+        if (runs.oneOfMany) {
             runs.created.forEach(deadLetter -> log(deadLetter, Level.FINE));
         }
         if (runs.oneOfMany && !runs.created.isEmpty()) {
@@ -179,8 +187,23 @@ public class DeadLetterService {
                     step.gaveUp(report.reason() + ": " + report.errorMessage(), report.lastAttemptFailed());
                     runs.gaveUp.add(step);
                 });
+        runs.attemptsStopped.add(new StepAttempts.Stopped(run.id(), stoppedGeneration, attemptEnding(report, reason)));
         runs.nowHeldBy(run.id(), deadLetter);
         return persist(deadLetter, runs);
+    }
+
+    /**
+     * How the attempt in progress of a dispatch a dead letter stops ended: its handler's last failure (when the consumer
+     * reports it), timed out (the sweeper found it stuck in progress), or interrupted (stopped by an operator or a rule
+     * while it ran, or given up after attempts that never finished).
+     */
+    private static StepAttempts.Ending attemptEnding(DeadLetterReport report, DeadLetterReason reason) {
+        if (report.lastAttemptFailed()) {
+            return new StepAttempts.Ending(report.reason() == DeadLetterReason.NON_RETRYABLE ? AttemptOutcome.NON_RETRYABLE
+                    : AttemptOutcome.FAILED, report.exceptionClass(), report.errorMessage());
+        }
+        return new StepAttempts.Ending(report.reason() == DeadLetterReason.STUCK_IN_PROGRESS ? AttemptOutcome.TIMED_OUT
+                : AttemptOutcome.INTERRUPTED, null, "run stopped by dead letter (" + reason + "): " + report.errorMessage());
     }
 
     /**
@@ -197,6 +220,8 @@ public class DeadLetterService {
         private final List<DeadLetter> created = new ArrayList<>();
         private final Set<Run> stopped = new java.util.LinkedHashSet<>();
         private final Set<StepExecution> gaveUp = new java.util.LinkedHashSet<>();
+        /** The attempts in progress of the dispatches the batch stopped, and how each ended. */
+        private final List<StepAttempts.Stopped> attemptsStopped = new ArrayList<>();
         /** A batch of reports: its rows are written by {@link DeadLetterRows}, not one by one by Hibernate. */
         private final boolean oneOfMany;
 

@@ -3,6 +3,12 @@ package dev.lazarus.deadletter.control;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
 import dev.lazarus.pipeline.control.Runs;
+import dev.lazarus.pipeline.control.StepAttempts;
+import dev.lazarus.pipeline.entity.AttemptOutcome;
+import dev.lazarus.pipeline.entity.StepAttempt;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.StepExecution;
 import dev.lazarus.pipeline.entity.StepState;
@@ -43,6 +49,9 @@ public class RunHistory {
     @Inject
     DeadLetters allDeadLetters;
 
+    @Inject
+    StepAttempts stepAttempts;
+
     public Optional<History> of(UUID runId) {
         Optional<Run> found = runs.find(runId);
         if (found.isEmpty()) {
@@ -50,6 +59,8 @@ public class RunHistory {
         }
         Run run = found.get();
         List<StepExecution> executions = runs.steps(runId);
+        Map<Long, List<Attempt>> attemptsByDispatch = stepAttempts.of(runId).stream().collect(Collectors.groupingBy(
+                StepAttempt::generation, TreeMap::new, Collectors.mapping(Attempt::of, Collectors.toList())));
         // the newest ones, if there are more (messages sent by hand that name the run can be many), and the run's own
         // as summaries: a run's story tells of its dead letters, it does not need their snapshots and traces
         List<DeadLetterSummary> deadLetters = new ArrayList<>(em.createQuery(DeadLetterSummary.SELECT + " where d.runId = :run"
@@ -83,7 +94,8 @@ public class RunHistory {
                     execution.map(StepExecution::deliveries).orElse(0),
                     execution.map(StepExecution::firstAttemptAt).orElse(null), execution.map(StepExecution::finishedAt).orElse(null),
                     execution.map(RunHistory::took).orElse(null), execution.map(StepExecution::lastError).orElse(null),
-                    stoppedBy.map(DeadLetterSummary::id).orElse(null), stoppedBy.map(DeadLetterSummary::messageId).orElse(null)));
+                    stoppedBy.map(DeadLetterSummary::id).orElse(null), stoppedBy.map(DeadLetterSummary::messageId).orElse(null),
+                    attemptsByDispatch.getOrDefault(generation, List.of())));
             previous = generation;
         }
         return Optional.of(new History(run, heldBy, dispatches, deadLetters, timeline(run, executions, deadLetters)));
@@ -157,11 +169,25 @@ public class RunHistory {
     /**
      * One dispatch of a step: {@code origin} says how it came about; {@code tookMillis} is from its first attempt to its
      * end (or its last attempt); {@code deadLetterId} and {@code messageId} name the dead letter that stopped it and its
-     * message, if one did.
+     * message, if one did; {@code attemptCount} is how many attempts it had, {@code attempts} each of them kept (the last
+     * {@code lazarus.attempts.kept-per-step}), oldest first.
      */
-    public record Dispatch(long generation, String step, String origin, String state, int attempts, int failures, int deliveries,
+    public record Dispatch(long generation, String step, String origin, String state, int attemptCount, int failures, int deliveries,
                            Instant firstAttemptAt, Instant finishedAt, Long tookMillis, String lastError, Long deadLetterId,
-                           String messageId) {
+                           String messageId, List<Attempt> attempts) {
+    }
+
+    /**
+     * One delivery of a step that reached it: its number in the dispatch, the node that ran it, when, how it ended
+     * ({@link AttemptOutcome}) and with what failure.
+     */
+    public record Attempt(int attempt, String node, Instant startedAt, Instant endedAt, Long tookMillis, String outcome,
+                          String exceptionClass, String message) {
+
+        static Attempt of(StepAttempt a) {
+            return new Attempt(a.attempt(), a.node(), a.startedAt(), a.endedAt(), a.tookMillis(), a.outcome().name(),
+                    a.exceptionClass(), a.message());
+        }
     }
 
     /** One moment of the run's timeline. */

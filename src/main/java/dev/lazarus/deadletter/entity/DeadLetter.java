@@ -387,6 +387,25 @@ public class DeadLetter {
         updatedAt = now;
     }
 
+    /**
+     * An operator started {@code newRun}, a new run of the same pipeline, from this dead letter's run: kept in the audit
+     * trail (the detail, JSON, names the new run), whatever the dead letter's status. If it is open and {@code resolve},
+     * it is resolved by the same hand with the note "recreated as run ..."; the old run stays where it stopped.
+     *
+     * @return whether it was resolved now
+     */
+    public boolean recreated(String operator, java.util.UUID newRun, boolean resolve, String detail, Instant now) {
+        String note = "recreated as run " + newRun;
+        events.add(new DeadLetterEvent(this, now, requireActor(operator), DeadLetterAction.RECREATED, status, status, note)
+                .withDetail(detail));
+        updatedAt = now;
+        if (resolve && isOpen()) {
+            resolve(operator, note, now);
+            return true;
+        }
+        return false;
+    }
+
     /** The cause was dealt with outside Lazarus; the run stays where it stopped. */
     public void resolve(String operator, String note, Instant now) {
         resolve(operator, note, null, now);

@@ -14,6 +14,8 @@ public enum DeadLetterAction {
     STEP_COMPLETED_BY_HAND,
     /** An operator skipped the stopped step (one its pipeline declares skippable); the run went on without it. */
     STEP_SKIPPED,
+    /** An operator started a new run of the same pipeline from it (the event's detail names the new run). */
+    RECREATED,
     /** The reconciler no longer finds the message in the DLQ (purged or moved by hand). */
     DLQ_MESSAGE_MISSING,
     /** The reconciler finds the message again. */

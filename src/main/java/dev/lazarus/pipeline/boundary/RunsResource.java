@@ -5,6 +5,7 @@ import static dev.lazarus.platform.control.Jsonp.JSON;
 import dev.lazarus.pipeline.control.Payloads;
 import dev.lazarus.pipeline.control.RunSearches;
 import dev.lazarus.pipeline.control.RunSummary;
+import dev.lazarus.pipeline.control.RetriesNow;
 import dev.lazarus.pipeline.control.Runs;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunSearch;
@@ -75,6 +76,9 @@ public class RunsResource {
 
     @Inject
     RunSearches searches;
+
+    @Inject
+    RetriesNow retries;
 
     @Inject
     @ConfigProperty(name = "lazarus.run.max-batch", defaultValue = "1000")
@@ -254,6 +258,20 @@ public class RunsResource {
         UUID runId = uuid(id);
         stops.stop(runId, JsonBodies.note(body));
         return get(id);
+    }
+
+    /**
+     * Retry now (operator): the run's step failed and waits in backoff (its message scheduled for redelivery on the
+     * broker); its message is delivered at once. 202 with what was asked of which brokers; 404 for no such run; 409
+     * naming why the run is not waiting in backoff (completed, dead-lettered, in progress, dispatched, or its step paused
+     * or held). See {@link RetriesNow}.
+     */
+    @POST
+    @Path("{id}/retry-now")
+    public Response retryNow(@PathParam("id") String id) {
+        UUID runId = uuid(id);
+        RetriesNow.Requested requested = retries.deliverNow(runId, retries.waitingInBackoff(runId));
+        return Response.accepted(requested).build();
     }
 
     /**

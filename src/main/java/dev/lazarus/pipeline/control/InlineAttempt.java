@@ -3,7 +3,7 @@ package dev.lazarus.pipeline.control;
 import dev.lazarus.platform.control.Failures;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -32,14 +32,14 @@ public final class InlineAttempt {
     private final String name;
     private final int deliveryCount;
     private final Instant startedAt;
-    private final BooleanSupplier write;
+    private final Function<StepAttempts.Ending, Boolean> write;
     private final AttemptWatch watch;
     private final Duration writeAfter;
     private State state = State.PENDING;
     /** When the watcher writes it (System.nanoTime), unless the step ends first. */
     private volatile long dueAt;
 
-    private InlineAttempt(String name, int deliveryCount, Instant startedAt, BooleanSupplier write, AttemptWatch watch,
+    private InlineAttempt(String name, int deliveryCount, Instant startedAt, Function<StepAttempts.Ending, Boolean> write, AttemptWatch watch,
                           Duration writeAfter) {
         this.name = name;
         this.deliveryCount = deliveryCount;
@@ -52,9 +52,10 @@ public final class InlineAttempt {
 
     /**
      * @param name  the dispatch, for the log
-     * @param write writes the attempt in a transaction of its own; whether it did (not if the run moved on)
+     * @param write writes the attempt in a transaction of its own, ended as it says (null: still running); whether it
+     *              did (not if the run moved on)
      */
-    static InlineAttempt start(String name, int deliveryCount, Instant startedAt, BooleanSupplier write, AttemptWatch watch,
+    static InlineAttempt start(String name, int deliveryCount, Instant startedAt, Function<StepAttempts.Ending, Boolean> write, AttemptWatch watch,
                                Duration writeAfter) {
         InlineAttempt attempt = new InlineAttempt(name, deliveryCount, startedAt, write, watch, writeAfter);
         watch.watch(attempt);
@@ -92,8 +93,11 @@ public final class InlineAttempt {
         return state == State.WRITTEN;
     }
 
-    /** The step failed: the attempt is written now, if it was not already. Whether it is written. */
-    boolean writeNow() {
+    /**
+     * The step failed (or its call ended in an error): the attempt is written now, ended as {@code ending} says, if it
+     * was not already (then its end is recorded with the failure). Whether it is written.
+     */
+    boolean writeNow(StepAttempts.Ending ending) {
         synchronized (this) {
             awaitNoWriteInProgress();
             if (state != State.PENDING) {
@@ -104,7 +108,7 @@ public final class InlineAttempt {
         watch.forget(this);
         boolean written = false;
         try {
-            written = write.getAsBoolean();
+            written = Boolean.TRUE.equals(write.apply(ending));
         } catch (RuntimeException e) {
             // the failure is recorded as for any delivery whose attempt could not be written (it counts as interrupted)
             LOG.log(Level.WARNING, "Could not write the attempt of {0} before recording its failure: {1}",
@@ -125,7 +129,7 @@ public final class InlineAttempt {
         }
         State outcome = State.PENDING;
         try {
-            outcome = write.getAsBoolean() ? State.WRITTEN : State.NOT_WRITTEN;
+            outcome = Boolean.TRUE.equals(write.apply(null)) ? State.WRITTEN : State.NOT_WRITTEN;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Could not write the attempt of {0}, which has been running for {1} ms; trying again in {2} ms: {3}",
                     new Object[] {name, Duration.between(startedAt, Instant.now()).toMillis(), writeAfter.toMillis(),

@@ -75,6 +75,16 @@ public class NewRuns {
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Runs.Started start(Runs.Submission submission, String submissionKey, String incarnation) {
+        return start(submission, submissionKey, incarnation, run -> { });
+    }
+
+    /**
+     * Starts a run like {@link #start(Runs.Submission, String, String)}, and has {@code alongside} record what goes
+     * with it (a recreation's link and audit) in the same transaction, after the run is stored: both or neither.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public Runs.Started start(Runs.Submission submission, String submissionKey, String incarnation,
+                              java.util.function.Consumer<Run> alongside) {
         String pipelineName = submission.pipeline();
         JsonObject payload = submission.payload();
         PipelineDefinition pipeline = pipelines.find(pipelineName).orElseThrow(() -> Problem.unprocessable(
@@ -105,6 +115,7 @@ public class NewRuns {
             trace.identify(run.id());
             em.persist(run);
             searches.record(List.of(run), List.of(submission.tags()), List.of(payload));
+            alongside.accept(run);
             return new Runs.Started(run, true, List.of(StepDispatcher.Dispatch.of(first,
                     new StepMessage(run.id(), first.name(), run.generation()), run.traceId())));
         } finally {

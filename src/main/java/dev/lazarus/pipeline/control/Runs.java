@@ -87,6 +87,20 @@ public class Runs {
         }
     }
 
+    /**
+     * Starts a run with no submission key, and has {@code alongside} record what goes with it in the run's transaction
+     * (see {@link NewRuns#start(Runs.Submission, String, String, java.util.function.Consumer)}); the first step is
+     * dispatched after the commit, as for any submission.
+     */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public Started startAlong(String pipelineName, JsonObject payload, java.util.function.Consumer<Run> alongside) {
+        try (Dispatches.Recording recording = dispatches.recording()) {
+            Started started = newRuns.start(new Submission(pipelineName, payload), null, recording.incarnation(), alongside);
+            recording.send(started.dispatches()); // one it could not send is sent again by the dispatch recovery
+            return started;
+        }
+    }
+
     /** A batch's outcome: its runs in the order submitted, whether this request created them, and their dispatches. */
     public record StartedBatch(List<Run> runs, boolean created, List<StepDispatcher.Dispatch> dispatches) {
     }

@@ -55,6 +55,9 @@ public class StepLedger {
     Dispatches dispatches;
 
     @Inject
+    StepAttempts attempts;
+
+    @Inject
     Clock clock;
 
     /**
@@ -99,6 +102,7 @@ public class StepLedger {
                     new Object[] {run.id(), step.name(), execution.attempts(), deliveryCount});
         }
         run.attemptStarted(now);
+        attempts.started(run.id(), run.generation(), step.name(), execution.attempts(), now, null, now);
         return Claim.run(execution.attempts(), execution.failures(), run.requeueCount(), run.generation());
     }
 
@@ -107,10 +111,13 @@ public class StepLedger {
      * long, or has failed. Afterwards the run shows {@code IN_PROGRESS} with a heartbeat, and the attempt counts
      * even if its consumer dies.
      *
+     * @param ending how the attempt ended, if it is written because it failed (its row is then written ended); null while
+     *               the step still runs
      * @return whether it was written (not if the run moved on meanwhile, swept say, or another delivery recorded one)
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public boolean recordAttempt(StepMessage message, StepDefinition step, int deliveryCount, Instant startedAt) {
+    public boolean recordAttempt(StepMessage message, StepDefinition step, int deliveryCount, Instant startedAt,
+                                 StepAttempts.Ending ending) {
         Run run = em.find(Run.class, message.runId());
         // PENDING: no other delivery of this dispatch has recorded an attempt since (a redelivery after a network
         // partition, say); if one has, this attempt is not the dispatch's current one and writes nothing
@@ -119,7 +126,9 @@ public class StepLedger {
         }
         StepExecution execution = executions.of(run.id(), step.name(), run.generation()).orElseGet(() -> newExecution(run, step));
         execution.attemptStarted(deliveryCount, startedAt);
-        run.attemptStarted(clock.instant());
+        Instant now = clock.instant();
+        run.attemptStarted(now);
+        attempts.started(run.id(), run.generation(), step.name(), execution.attempts(), startedAt, ending, now);
         return true;
     }
 
@@ -176,8 +185,10 @@ public class StepLedger {
         if (run == null || !run.accepts(message.step(), message.generation())) {
             return; // swept or requeued meanwhile: nothing of this attempt matters any more
         }
-        run.attemptFailed(clock.instant());
+        Instant now = clock.instant();
+        run.attemptFailed(now);
         executions.of(run.id(), step.name(), run.generation()).ifPresent(e -> e.attemptFailed(failure.getClass().getName() + ": " + failure.getMessage()));
+        attempts.ended(run.id(), run.generation(), StepAttempts.Ending.failed(failure, false), now);
     }
 
     /**

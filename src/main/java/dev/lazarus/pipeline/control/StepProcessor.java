@@ -169,7 +169,7 @@ public class StepProcessor {
             try {
                 result = transaction.runFirstDelivery(stepMessage, step, delivery, recording.incarnation(), first);
             } catch (EJBException e) {
-                first.abandon();
+                first.abandon(e);
                 // it did not commit; the redelivery is claimed on its own, and waits for the database there if it must
                 LOG.log(Level.WARNING, "Could not run {0} (first delivery), the broker will redeliver: {1}",
                         new Object[] {stepMessage.idempotencyKey(), Failures.rootMessage(e)});

@@ -1,5 +1,6 @@
 package dev.lazarus.pipeline.control;
 
+import dev.lazarus.pipeline.entity.AttemptOutcome;
 import dev.lazarus.pipeline.entity.Run;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.StepExecution;
@@ -42,13 +43,17 @@ public class StepRecords {
 
     private static final Logger LOG = Logger.getLogger(StepRecords.class.getName());
 
-    /** The run's columns a step's success changes, and the execution it inserts, in one statement. */
+    /**
+     * The run's columns a step's success changes, the execution it inserts and its attempt ({@link StepAttempts}), in one
+     * statement: the execution and the attempt are written only if the run moved (its version was the claim's).
+     */
     static final String SUCCEEDED = "with moved as (update run set state = ?, current_step = ?, generation = ?, payload = ?,"
             + " heartbeat_at = ?, finished_at = ?, updated_at = ?, dispatched_by = ?, version = version + 1"
-            + " where id = ? and version = ? returning id)"
-            + " insert into step_execution (id, run_id, step_name, generation, queue, state, attempts, failures, deliveries,"
+            + " where id = ? and version = ? returning id),"
+            + " execution as (insert into step_execution (id, run_id, step_name, generation, queue, state, attempts, failures, deliveries,"
             + " first_attempt_at, last_attempt_at, heartbeat_at, finished_at, last_error)"
-            + " select nextval('step_execution_seq'), id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? from moved";
+            + " select nextval('step_execution_seq'), id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? from moved returning run_id)"
+            + StepAttempts.SUCCEEDED_FIRST;
 
     @PersistenceContext
     EntityManager em;
@@ -68,6 +73,9 @@ public class StepRecords {
 
     @Inject
     RunChanges runChanges;
+
+    @Inject
+    StepAttempts attempts;
 
     @Inject
     Clock clock;
@@ -152,8 +160,10 @@ public class StepRecords {
                     + run.currentStep() + ", dispatch " + run.generation());
         }
         executions.of(run.id(), step.name(), run.generation()).ifPresent(execution -> execution.completed(now));
+        long generation = run.generation();
         Optional<StepDispatcher.Dispatch> next = moveOn(run, step, output, now, incarnation);
         flush(message);
+        attempts.ended(run.id(), generation, new StepAttempts.Ending(AttemptOutcome.SUCCEEDED, null, null), now); // after the flush: a moved run is a RunMovedOn
         return next;
     }
 
@@ -208,7 +218,7 @@ public class StepRecords {
         }
     }
 
-    /** The run's change (fenced by the version it was read at) and its new execution, in one statement. */
+    /** The run's change (fenced by the version it was read at), its new execution and its attempt, in one statement. */
     private void write(Connection connection, Run run, long version, StepExecution execution, StepMessage message) {
         int written;
         try (PreparedStatement statement = connection.prepareStatement(SUCCEEDED)) {
@@ -235,6 +245,13 @@ public class StepRecords {
             timestamp(statement, ++i, execution.heartbeatAt());
             timestamp(statement, ++i, execution.finishedAt());
             statement.setString(++i, execution.lastError());
+            // its attempt: the execution's first, run on this node from the claim to now
+            statement.setLong(++i, execution.generation());
+            statement.setInt(++i, execution.attempts());
+            statement.setString(++i, execution.stepName());
+            statement.setString(++i, StepAttempts.NODE);
+            timestamp(statement, ++i, execution.firstAttemptAt());
+            timestamp(statement, ++i, execution.finishedAt());
             written = statement.executeUpdate();
         } catch (SQLException e) {
             throw new PersistenceException("could not record the success of " + message.idempotencyKey()

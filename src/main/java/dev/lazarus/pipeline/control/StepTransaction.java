@@ -57,7 +57,7 @@ public class StepTransaction {
         void writeAttempt() {
             if (unwritten != null) {
                 try {
-                    unwritten.writeNow();
+                    unwritten.writeNow(StepAttempts.Ending.failed(failure, declaredPermanent));
                 } finally {
                     unwritten.finish();
                 }
@@ -134,7 +134,7 @@ public class StepTransaction {
             }
             Instant startedAt = clock.instant();
             InlineAttempt attempt = InlineAttempt.start(message.idempotencyKey(), deliveryCount, startedAt,
-                    () -> ledger.recordAttempt(message, step, deliveryCount, startedAt), attemptWatch, inProgressAfter);
+                    ending -> ledger.recordAttempt(message, step, deliveryCount, startedAt, ending), attemptWatch, inProgressAfter);
             first.attempt = attempt;
             Result result = null;
             try {
@@ -165,11 +165,11 @@ public class StepTransaction {
          * interrupted attempt), and the watch ends. Nothing is written for an attempt already finished (the step
          * succeeded, or was never run).
          */
-        void abandon() {
+        void abandon(Throwable why) {
             InlineAttempt started = attempt;
             if (started != null) {
                 try {
-                    started.writeNow();
+                    started.writeNow(StepAttempts.Ending.interrupted(why));
                 } finally {
                     started.finish();
                 }

@@ -180,6 +180,17 @@ public class Run {
         updatedAt = now;
     }
 
+    /**
+     * An operator asked for the step waiting in backoff to be delivered now: its wait counts from now, so the sweeper's
+     * {@code unrecovered-after} clock does not judge a run just retried as stale.
+     */
+    public void retriedNow(Instant now) {
+        if (state != RunState.RETRYING) {
+            throw new IllegalStateException("run " + id + " is " + state + ", not waiting in backoff");
+        }
+        updatedAt = now;
+    }
+
     public void attemptFailed(Instant now) {
         requireLive("record a failed attempt");
         state = RunState.RETRYING;

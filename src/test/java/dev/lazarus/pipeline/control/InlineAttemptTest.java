@@ -26,8 +26,11 @@ class InlineAttemptTest {
         timers.shutdownNow();
     }
 
+    private static final StepAttempts.Ending FAILED = new StepAttempts.Ending(dev.lazarus.pipeline.entity.AttemptOutcome.FAILED,
+            "java.lang.IllegalStateException", "failed");
+
     private InlineAttempt start(Duration writeAfter, java.util.function.BooleanSupplier write) {
-        return InlineAttempt.start("run-1:parse#1", 1, Instant.now(), () -> {
+        return InlineAttempt.start("run-1:parse#1", 1, Instant.now(), ending -> {
             writes.incrementAndGet();
             return write.getAsBoolean();
         }, new AttemptWatch(timers), writeAfter);
@@ -63,14 +66,14 @@ class InlineAttemptTest {
         assertTrue(written.await(10, TimeUnit.SECONDS));
         assertTrue(attempt.finish(), "its success must not write the attempt a second time");
         assertTrue(attempt.recorded());
-        assertTrue(attempt.writeNow());
+        assertTrue(attempt.writeNow(FAILED));
         assertEquals(1, writes.get());
     }
 
     @Test
     void aFailingStepWritesItsAttemptBeforeItsFailureAndTheTimerNoLonger() throws Exception {
         InlineAttempt attempt = start(Duration.ofMillis(200), () -> true);
-        assertTrue(attempt.writeNow());
+        assertTrue(attempt.writeNow(FAILED));
         timers.schedule(() -> { }, 400, TimeUnit.MILLISECONDS).get();
         assertEquals(1, writes.get());
         assertTrue(attempt.recorded());
@@ -123,7 +126,7 @@ class InlineAttemptTest {
         // the failed write would have tried again after 200 ms: the step has ended, so nothing may write any more
         timers.schedule(() -> { }, 600, TimeUnit.MILLISECONDS).get();
         assertEquals(1, writes.get());
-        assertFalse(attempt.writeNow(), "after the end nothing writes it");
+        assertFalse(attempt.writeNow(FAILED), "after the end nothing writes it");
         assertEquals(1, writes.get());
     }
 
@@ -132,7 +135,7 @@ class InlineAttemptTest {
         InlineAttempt attempt = start(Duration.ofMillis(200), () -> {
             throw new IllegalStateException("the database is away");
         });
-        assertFalse(attempt.writeNow());
+        assertFalse(attempt.writeNow(FAILED));
         assertFalse(attempt.finish());
         assertFalse(attempt.recorded());
     }

@@ -37,6 +37,16 @@ class StepRecordsTest {
     }
 
     @Test
+    void theStatementInsertsAStepAttemptWithEveryColumnASuccessHasAndNoOther() {
+        String sql = StepRecords.SUCCEEDED;
+        String insert = sql.substring(sql.indexOf("insert into step_attempt (") + "insert into step_attempt (".length());
+        Set<String> expected = new TreeSet<>(mapped(dev.lazarus.pipeline.entity.StepAttempt.class));
+        expected.removeAll(Set.of("exception_class", "message")); // a success has no failure
+        assertEquals(expected, listed(insert.substring(0, insert.indexOf(')'))));
+        assertTrue(sql.contains("from execution"), "written only with the execution, which is written only if the run moved: " + sql);
+    }
+
+    @Test
     void theClaimReadsEveryColumnARunMaps() {
         String sql = StepRecords.CLAIM;
         assertEquals(mapped(Run.class), listed(sql.substring("select ".length(), sql.indexOf(" from run"))));

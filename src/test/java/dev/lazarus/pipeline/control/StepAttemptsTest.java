@@ -1,0 +1,30 @@
+package dev.lazarus.pipeline.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.lazarus.pipeline.entity.AttemptOutcome;
+import dev.lazarus.pipeline.entity.StepAttempt;
+import org.junit.jupiter.api.Test;
+
+/** An attempt's failure is kept printable and within its columns, whatever a handler's exception says. */
+class StepAttemptsTest {
+
+    @Test
+    void aMessageOfManyControlCharactersStaysWithinItsColumn() {
+        String message = "card declined\n\tat com.victim.Service.charge(Service.java:42)\n" + "\n".repeat(5_000);
+        StepAttempts.Ending ending = StepAttempts.Ending.failed(new IllegalStateException(message), false);
+        assertEquals(AttemptOutcome.FAILED, ending.outcome());
+        assertTrue(ending.message().length() <= StepAttempt.MESSAGE_LENGTH, "length " + ending.message().length());
+        assertTrue(ending.message().startsWith("card declined\\u000A"), ending.message());
+        assertTrue(ending.message().chars().noneMatch(Character::isISOControl));
+    }
+
+    @Test
+    void aDeclaredPermanentFailureIsNonRetryable() {
+        StepAttempts.Ending ending = StepAttempts.Ending.failed(new PermanentStepFailure("unsupported"), true);
+        assertEquals(AttemptOutcome.NON_RETRYABLE, ending.outcome());
+        assertEquals(PermanentStepFailure.class.getName(), ending.exceptionClass());
+        assertEquals("unsupported", ending.message());
+    }
+}
