@@ -234,7 +234,7 @@ class WebhooksIT extends LazarusIT {
     private Api.Response send(Api as, String method, String path, String body) {
         String user = as == viewer ? "viewer:viewer-pw" : "operator:operator-pw";
         try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/?$", "/") + path))
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base.toString().endsWith("/") ? base.toString() : base + "/").resolve(path))
                     .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(user.getBytes(StandardCharsets.UTF_8)))
                     .header("Content-Type", "application/json")
                     .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));

@@ -41,7 +41,13 @@ public class Webhooks {
         return em.createQuery("select w from Webhook w order by w.name", Webhook.class).getResultList();
     }
 
+    /** Empty for a name no webhook can have (a NUL, say, which the database would refuse to read). */
     public Optional<Webhook> find(String name) {
+        try {
+            Webhook.requireName(name);
+        } catch (IllegalArgumentException none) {
+            return Optional.empty();
+        }
         return Optional.ofNullable(em.find(Webhook.class, name));
     }
 
