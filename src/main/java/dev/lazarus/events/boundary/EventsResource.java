@@ -20,8 +20,10 @@ import java.util.stream.Collectors;
 /**
  * {@code GET /api/events?after=<id>&limit=<n>} (viewer): the stored events after an id, oldest first, so that a script
  * (or {@code lazarus events tail}) follows them without JMS: it asks again with {@code after} set to the answer's
- * {@code last}. {@code after} defaults to 0 (from the oldest kept), {@code limit} to {@value #DEFAULT_LIMIT} (at most
- * {@value #MAX_LIMIT}). The answer is {@code {"events": [<lazarus.event/v1>...], "last": <id or the after given>}}.
+ * {@code last}. Without {@code after}, the newest {@code limit} events (as {@code tail} shows the end of a file);
+ * {@code after=0} reads from the oldest kept. {@code limit} defaults to {@value #DEFAULT_LIMIT} (at most
+ * {@value #MAX_LIMIT}). The answer is {@code {"events": [<lazarus.event/v1>...], "last": <id or the after given, 0 if none>}},
+ * oldest first.
  */
 @Path("events")
 @RequestScoped
@@ -37,9 +39,10 @@ public class EventsResource {
     @GET
     public String after(@QueryParam("after") String after, @QueryParam("limit") String limit, @Context UriInfo uri) {
         QueryParams.onlyKnown(uri, Set.of("after", "limit"));
-        long from = number("after", after, 0, Long.MAX_VALUE, 0);
+        long from = number("after", after, 0, Long.MAX_VALUE, -1);
         int count = (int) number("limit", limit, 1, MAX_LIMIT, DEFAULT_LIMIT);
-        List<Events.Stored> found = events.after(from, count);
+        List<Events.Stored> found = from < 0 ? events.newest(count) : events.after(from, count);
+        from = Math.max(from, 0);
         long last = found.isEmpty() ? from : found.get(found.size() - 1).id();
         // the stored JSON as it was published, not parsed and written again
         return found.stream().map(Events.Stored::json).collect(Collectors.joining(",", "{\"events\":[", "],\"last\":" + last + "}"));

@@ -142,6 +142,15 @@ public class Events {
         return rows.stream().map(row -> new Stored(((Number) row[0]).longValue(), (String) row[1], (String) row[2])).toList();
     }
 
+    /** The newest {@code limit} stored events, oldest first. */
+    public List<Stored> newest(int limit) {
+        List<Object[]> rows = em.createNativeQuery("select id, type, body from (select id, type, body from lazarus_event order by id desc"
+                        + " limit ?1) newest order by id", Object[].class)
+                .setParameter(1, limit)
+                .getResultList();
+        return rows.stream().map(row -> new Stored(((Number) row[0]).longValue(), (String) row[1], (String) row[2])).toList();
+    }
+
     /** Deletes the events recorded before {@code cutoff}, at most {@code batch} of them; how many it deleted. */
     public int purge(Instant cutoff, int batch) {
         return em.createNativeQuery("delete from lazarus_event where id in (select id from lazarus_event where at < ?1 limit ?2)")
