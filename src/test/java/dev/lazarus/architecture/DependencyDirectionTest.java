@@ -9,8 +9,8 @@ import com.tngtech.archunit.lang.ArchRule;
 
 /**
  * The features lean on each other one way only, so a reader finds each rule in one feature:
- * {@code platform} ← {@code pipeline} ← {@code deadletter} ← {@code sweep}, {@code outage}, {@code admin}; {@code demo} is a pipeline
- * like a user's and knows nothing but {@code pipeline}. Where a lower feature needs what a higher one does (a failed
+ * {@code platform} ← {@code events} ← {@code pipeline} ← {@code deadletter} ← {@code sweep}, {@code outage}, {@code admin}; {@code demo} is a pipeline
+ * like a user's and knows nothing but {@code pipeline}; {@code webhooks} is a pipeline too, and reads the events. Where a lower feature needs what a higher one does (a failed
  * step's dead letter, a run's dead letter on its view), it owns an interface and the higher feature implements it.
  */
 @AnalyzeClasses(packages = "dev.lazarus", importOptions = ImportOption.DoNotIncludeTests.class)
@@ -21,9 +21,26 @@ class DependencyDirectionTest {
             .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.pipeline..", "dev.lazarus.deadletter..",
                     "dev.lazarus.sweep..", "dev.lazarus.outage..", "dev.lazarus.admin..", "dev.lazarus.demo..");
 
+    /** Events are told by every feature that changes something, so they know none of them. */
+    @ArchTest
+    static final ArchRule eventsKnowOnlyThePlatform = noClasses().that().resideInAPackage("dev.lazarus.events..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.pipeline..", "dev.lazarus.deadletter..", "dev.lazarus.sweep..",
+                    "dev.lazarus.outage..", "dev.lazarus.admin..", "dev.lazarus.demo..", "dev.lazarus.webhooks..");
+
+    /** Webhooks deliver through a pipeline of their own; they know the events and the pipelines, and no other feature. */
+    @ArchTest
+    static final ArchRule webhooksKnowEventsAndPipelines = noClasses().that().resideInAPackage("dev.lazarus.webhooks..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.deadletter..", "dev.lazarus.sweep..",
+                    "dev.lazarus.outage..", "dev.lazarus.admin..", "dev.lazarus.demo..");
+
+    @ArchTest
+    static final ArchRule onlyTheAdminPagesKnowTheWebhooks = noClasses().that().resideOutsideOfPackages("dev.lazarus.webhooks..",
+                    "dev.lazarus.admin..", "dev.lazarus.observability..")
+            .should().dependOnClassesThat().resideInAPackage("dev.lazarus.webhooks..");
+
     @ArchTest
     static final ArchRule pipelineKnowsOnlyThePlatform = noClasses().that().resideInAPackage("dev.lazarus.pipeline..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.deadletter..", "dev.lazarus.sweep..",
+            .should().dependOnClassesThat().resideInAnyPackage("dev.lazarus.deadletter..", "dev.lazarus.webhooks..", "dev.lazarus.sweep..",
                     "dev.lazarus.outage..", "dev.lazarus.admin..", "dev.lazarus.demo..");
 
     @ArchTest

@@ -395,7 +395,25 @@ class ApiFuzzIT extends LazarusIT {
                 "filter.reason", quoted("RETRIES_EXHAUSTED"), "filter.status", quoted("PENDING"), "filter.pipeline", quoted(PIPELINE),
                 "filter.step", quoted("parse"), "filter.from", quoted("2020-01-01T00:00:00Z"), "filter.to", quoted("2100-01-01T00:00:00Z"),
                 "ratePerSecond", "0"));
+        // a webhook that is never called: disabled, wanting only holds (off in the tests), at an address nothing answers
+        String webhook = "{\"url\":${url},\"secret\":${secret},\"types\":${types},\"enabled\":${enabled}}";
+        bodies.put("POST /api/webhooks", template("{\"name\":${name}," + webhook.substring(1), "name", quoted("fuzz-created"),
+                "url", quoted(FUZZ_WEBHOOK_URL), "secret", quoted("fuzz-secret-0123456789"), "types", "[\"held\"]", "enabled", "false"));
+        bodies.put("PUT /api/webhooks/{name}", template(webhook, "url", quoted(FUZZ_WEBHOOK_URL), "secret", quoted("fuzz-secret-0123456789"),
+                "types", "[\"held\"]", "enabled", "false"));
         return bodies;
+    }
+
+    private static final String FUZZ_WEBHOOK = "fuzz-webhook";
+    private static final String FUZZ_WEBHOOK_URL = "http://127.0.0.1:9/fuzz";
+
+    /** The webhook the operations on {@code /api/webhooks/{name}} name, made again if a valid DELETE removed it. */
+    private String fuzzWebhook() {
+        if (viewer.get("api/webhooks/" + FUZZ_WEBHOOK).status() == 404) {
+            operator.post("api/webhooks", "{\"name\":\"" + FUZZ_WEBHOOK + "\",\"url\":\"" + FUZZ_WEBHOOK_URL
+                    + "\",\"secret\":\"fuzz-secret-0123456789\",\"types\":[\"held\"],\"enabled\":false}");
+        }
+        return FUZZ_WEBHOOK;
     }
 
     private static Template template(String text, String... defaults) {
@@ -639,6 +657,9 @@ class ApiFuzzIT extends LazarusIT {
         }
         if (operation.key().contains("/requeue-jobs/{id}") || operation.key().contains("/bulk-jobs/{id}")) {
             return String.valueOf(job);
+        }
+        if (operation.key().contains("/webhooks/{name}")) {
+            return fuzzWebhook();
         }
         return "1";
     }

@@ -349,7 +349,6 @@ class CommandLineIT extends LazarusIT {
     }
 
     @Test
-    @Disabled("needs GET /api/events?after=&limit= (issue #23 point 1)")
     void eventsTailShowsThePoisonRunsDeadLetter() {
         Result before = asViewer("events", "tail", "--json", "--limit", "500");
         assertExit(0, before);

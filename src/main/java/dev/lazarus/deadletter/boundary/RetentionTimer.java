@@ -47,6 +47,10 @@ public class RetentionTimer {
     }
 
     private boolean purgeNow() {
+        int events = retention.purgeEvents();
+        if (events > 0) {
+            LOG.log(Level.INFO, "Retention: purged {0} event(s) recorded more than {1} ago", new Object[] {events, retention.eventsKeptFor()});
+        }
         int purged = retention.purge();
         if (purged > 0) {
             LOG.log(Level.INFO, "Retention: purged {0} dead letter(s) closed more than {1} ago", new Object[] {purged, retention.resolvedAfter()});

@@ -1,7 +1,11 @@
 package dev.lazarus.deadletter.control;
 
 import dev.lazarus.deadletter.entity.DeadLetter;
+import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
+import dev.lazarus.events.control.Events;
+import dev.lazarus.events.entity.Event;
+import dev.lazarus.events.entity.EventType;
 import dev.lazarus.pipeline.control.Pipelines;
 import dev.lazarus.platform.control.AfterCommit;
 import dev.lazarus.platform.control.EventLog;
@@ -13,12 +17,14 @@ import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 import jakarta.persistence.PostPersist;
 import jakarta.persistence.PostUpdate;
+import java.util.List;
 
 /**
  * Reports every dead letter recorded and every change of its status, whichever path made it (a consumer, the
  * sweeper, the reconciler, a requeue, an operator): one line of the structured log ({@link EventLog}, event
- * {@code DEAD_LETTER}) and the dead-letter and requeue counters, once the change commits. A JPA entity listener,
- * so a detection path cannot record a dead letter without it being counted.
+ * {@code DEAD_LETTER}) and the dead-letter and requeue counters, once the change commits, and one event
+ * ({@link Events}: dead-lettered, stopped, requeued, resolved or discarded) written in the change's own transaction. A
+ * JPA entity listener, so a detection path cannot record a dead letter without it being counted and told.
  */
 @Dependent // also called directly by DeadLetterRows, which writes a sweep's dead letters without Hibernate
 public class DeadLetterChanges {
@@ -35,8 +41,22 @@ public class DeadLetterChanges {
     @Inject
     Pipelines pipelines;
 
+    @Inject
+    Events events;
+
     @PostPersist
     void recorded(DeadLetter deadLetter) {
+        reportRecorded(deadLetter);
+        events.record(event(deadLetter));
+    }
+
+    /** What {@link #recorded} does for each of a batch written at once, with their events in one statement. */
+    void recordedAll(List<DeadLetter> deadLetters) {
+        deadLetters.forEach(this::reportRecorded);
+        events.record(deadLetters.stream().map(DeadLetterChanges::event).toList());
+    }
+
+    private void reportRecorded(DeadLetter deadLetter) {
         deadLetter.statusReported();
         // a message sent by hand may name any pipeline and step: only the deployment's own become labels
         boolean known = deadLetter.pipeline() != null && deadLetter.stepName() != null
@@ -67,6 +87,16 @@ public class DeadLetterChanges {
         EventLog.Fields event = fields(deadLetter).with("previousStatus", before).with("by", deadLetter.closedBy())
                 .with("requeueMethod", now == DeadLetterStatus.REQUEUED ? method : null);
         String text = "dead letter " + deadLetter.id() + " " + before + " -> " + now;
+        EventType type = switch (now) {
+            case REQUEUED -> EventType.REQUEUED;
+            case RESOLVED_MANUALLY -> EventType.RESOLVED;
+            case DISCARDED -> EventType.DISCARDED;
+            default -> null; // under investigation: a step of the workflow, not a change anyone is told of
+        };
+        if (type != null) {
+            events.record(event(deadLetter, type, now == DeadLetterStatus.REQUEUED ? deadLetter.requeuedBy() : deadLetter.closedBy(),
+                    deadLetter.updatedAt()));
+        }
         afterCommit.run(() -> {
             event.log(text);
             if (now == DeadLetterStatus.REQUEUED) {
@@ -75,6 +105,19 @@ public class DeadLetterChanges {
                 metrics.deadLetterResolved(rootCause);
             }
         });
+    }
+
+    /** A dead letter recorded: an operator's stop (reason MANUAL) or a detector's dead letter, told by whoever made it. */
+    private static Event event(DeadLetter deadLetter) {
+        boolean stopped = deadLetter.reason() == DeadLetterReason.MANUAL;
+        String who = deadLetter.events().isEmpty() ? deadLetter.detectedBy() : deadLetter.events().get(0).actor();
+        return event(deadLetter, stopped ? EventType.STOPPED : EventType.DEAD_LETTERED, who, deadLetter.createdAt());
+    }
+
+    private static Event event(DeadLetter deadLetter, EventType type, String who, java.time.Instant at) {
+        return new Event(type, at != null ? at : java.time.Instant.now(), deadLetter.runId(), deadLetter.pipeline(), deadLetter.stepName(),
+                deadLetter.reason().name(), new Event.Cause(deadLetter.fingerprint(), deadLetter.exceptionClass(), deadLetter.errorMessage()),
+                deadLetter.id(), who);
     }
 
     private static EventLog.Fields fields(DeadLetter deadLetter) {

@@ -87,7 +87,7 @@ public class DeadLetterRows {
                 + " from json_populate_recordset(null::step_execution, cast(?1 as json)) j where s.id = j.id", gaveUp,
                 DeadLetterRows::executionRow);
         // what the entity listeners report for an entity Hibernate writes: the event lines and the counters, after commit
-        deadLetters.forEach(deadLetterChanges::recorded);
+        deadLetterChanges.recordedAll(deadLetters);
         stoppedRuns.forEach(runChanges::updated);
     }
 

@@ -96,6 +96,36 @@ public class Retention {
         return batch.size();
     }
 
+    /** Events are kept this long ({@code lazarus.events.keep-for}, default 7 days), then purged, whatever they tell. */
+    @Inject
+    @ConfigProperty(name = "lazarus.events.keep-for", defaultValue = "P7D")
+    Duration eventsKeptFor;
+
+    @Inject
+    dev.lazarus.events.control.Events events;
+
+    /** @return how many events were purged (older than {@code lazarus.events.keep-for}) */
+    public int purgeEvents() {
+        Instant cutoff = clock.instant().minus(eventsKeptFor);
+        Retention self = session.getBusinessObject(Retention.class);
+        int total = 0;
+        int purged;
+        do {
+            purged = self.purgeEventBatch(cutoff);
+            total += purged;
+        } while (purged == BATCH);
+        return total;
+    }
+
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public int purgeEventBatch(Instant cutoff) {
+        return events.purge(cutoff, BATCH);
+    }
+
+    public Duration eventsKeptFor() {
+        return eventsKeptFor;
+    }
+
     public Duration resolvedAfter() {
         return resolvedAfter;
     }

@@ -21,7 +21,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Makes the broker match the pipelines at start-up: for every step its queue, its own dead-letter queue
- * {@code DLQ.<queue>}, and address settings taken from the step's {@link RetryPolicy}, so the policy is
+ * {@code DLQ.<queue>}, and address settings taken from the step's {@link RetryPolicy} (and the events' topic
+ * {@code lazarus.events}, a multicast address), so the policy is
  * declared once, in code: the broker does the redelivery backoff, Lazarus counts the attempts, and the
  * broker's max delivery attempts is a backstop for a consumer that cannot take the message at all. Idempotent; re-applied at every deployment. If the broker is unreachable it tries again
  * every 15 seconds and says so in the log.
@@ -84,6 +85,7 @@ public class BrokerTopology {
                 for (PipelineDefinition pipeline : pipelines.all()) {
                     pipeline.steps().forEach(step -> apply(broker, step));
                 }
+                createTopic(broker, dev.lazarus.events.control.Events.TOPIC);
             }
             applied = true;
         } catch (RuntimeException e) {
@@ -123,6 +125,18 @@ public class BrokerTopology {
                 .add("routing-type", "ANYCAST")
                 .add("durable", true)
                 .build().toString(), true);
+    }
+
+    /** A multicast address (a JMS topic) with no queue of its own: each subscriber brings one. Left alone if it exists. */
+    private void createTopic(Brokers.Broker broker, String name) {
+        try {
+            management.invoke(broker, BrokerManagement.BROKER, "createAddress", name, "MULTICAST");
+            LOG.log(Level.INFO, "Topic {0} created on broker {1}", new Object[] {name, broker});
+        } catch (BrokerManagement.BrokerManagementException e) {
+            if (!String.valueOf(e.getMessage()).contains("AMQ229204") && !String.valueOf(e.getMessage()).toLowerCase().contains("already exists")) {
+                throw e;
+            }
+        }
     }
 
     private void addressSettings(Brokers.Broker broker, String address, String settings) {

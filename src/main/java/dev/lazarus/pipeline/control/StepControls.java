@@ -1,5 +1,8 @@
 package dev.lazarus.pipeline.control;
 
+import dev.lazarus.events.control.Events;
+import dev.lazarus.events.entity.Event;
+import dev.lazarus.events.entity.EventType;
 import dev.lazarus.pipeline.entity.StepControl;
 import dev.lazarus.pipeline.entity.StepControlEvent;
 import dev.lazarus.platform.control.AfterCommit;
@@ -43,6 +46,9 @@ public class StepControls {
 
     @PersistenceContext
     EntityManager em;
+
+    @Inject
+    Events events;
 
     @Inject
     Pipelines pipelines;
@@ -200,6 +206,7 @@ public class StepControls {
     /** {@code heldSince}: when the step was held, if this change may end a hold. */
     private void record(StepDefinition step, StepControl control, StepControlEvent event, java.time.Instant heldSince) {
         em.persist(event);
+        told(control, event);
         StepControl.State state = control.state();
         Duration held = heldSince != null && state != StepControl.State.HELD ? Duration.between(heldSince, event.at()) : null;
         afterCommit.run(() -> {
@@ -217,6 +224,24 @@ public class StepControls {
             // this node's brokers at once; every node's sync applies it within seconds anyway
             brokerPauses.apply(step, state != StepControl.State.RUNNING);
         });
+    }
+
+    /**
+     * A hold, and a resume (by an operator, or by a probe that succeeded), become events in this transaction: with the
+     * step and the cause of the hold, and no run. A pause and a probe that failed are not told.
+     */
+    private void told(StepControl control, StepControlEvent event) {
+        EventType type = switch (event.action()) {
+            case "HELD" -> EventType.HELD;
+            case "RESUMED", "PROBE_SUCCEEDED" -> EventType.RESUMED;
+            default -> null;
+        };
+        if (type == null) {
+            return;
+        }
+        Event.Cause cause = control.causeFingerprint() == null ? null
+                : new Event.Cause(control.causeFingerprint(), control.causeException(), control.causeExample());
+        events.record(new Event(type, event.at(), null, control.pipeline(), control.stepName(), event.note(), cause, null, event.actor()));
     }
 
     private String caller() {

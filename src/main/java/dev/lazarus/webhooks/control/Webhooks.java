@@ -1,0 +1,108 @@
+package dev.lazarus.webhooks.control;
+
+import dev.lazarus.events.entity.EventType;
+import dev.lazarus.platform.control.Problem;
+import dev.lazarus.webhooks.entity.Webhook;
+import jakarta.annotation.Resource;
+import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ejb.SessionContext;
+import jakarta.ejb.Stateless;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import jakarta.inject.Inject;
+
+/**
+ * The webhooks: the API, the admin page and the configuration all change them here. Changing needs the operator role;
+ * a webhook from the configuration is read-only (409): it is rewritten at every start from the system properties.
+ */
+@Stateless
+@PermitAll
+public class Webhooks {
+
+    @PersistenceContext
+    EntityManager em;
+
+    @Inject
+    Clock clock;
+
+    @Resource
+    SessionContext session;
+
+    /** What a create or an update says; a null secret (on an update) keeps the one the webhook has. */
+    public record Change(String url, String secret, Set<EventType> types, boolean enabled) {
+    }
+
+    public List<Webhook> all() {
+        return em.createQuery("select w from Webhook w order by w.name", Webhook.class).getResultList();
+    }
+
+    /** Empty for a name no webhook can have (a NUL, say, which the database would refuse to read). */
+    public Optional<Webhook> find(String name) {
+        try {
+            Webhook.requireName(name);
+        } catch (IllegalArgumentException none) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(em.find(Webhook.class, name));
+    }
+
+    /** 409 if one of that name exists. */
+    @RolesAllowed("operator")
+    public Webhook create(String name, Change change) {
+        valid(() -> {
+            Webhook.requireName(name);
+            return null;
+        });
+        if (find(name).isPresent()) {
+            throw Problem.conflict("a webhook named " + name + " exists; update it instead");
+        }
+        if (change.secret() == null) {
+            throw Problem.badRequest("'secret' is required: deliveries are signed with it");
+        }
+        Webhook webhook = valid(() -> new Webhook(name, Webhook.Source.API, change.url(), change.secret(), change.types(), change.enabled(),
+                caller(), clock.instant()));
+        em.persist(webhook);
+        return webhook;
+    }
+
+    /** 404 for none of that name, 409 for one from the configuration. */
+    @RolesAllowed("operator")
+    public Webhook update(String name, Change change) {
+        Webhook webhook = changeable(name);
+        valid(() -> {
+            webhook.change(change.url(), change.secret(), change.types(), change.enabled(), caller(), clock.instant());
+            return webhook;
+        });
+        return webhook;
+    }
+
+    @RolesAllowed("operator")
+    public void delete(String name) {
+        em.remove(changeable(name));
+    }
+
+    private Webhook changeable(String name) {
+        Webhook webhook = find(name).orElseThrow(() -> Problem.notFound("no webhook named " + dev.lazarus.platform.entity.Text.printable(name, 100)));
+        if (webhook.fromConfiguration()) {
+            throw Problem.conflict("webhook " + name + " comes from the configuration (lazarus.webhooks." + name + ".*): change it there");
+        }
+        return webhook;
+    }
+
+    private static Webhook valid(java.util.function.Supplier<Webhook> change) {
+        try {
+            return change.get();
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest(e.getMessage());
+        }
+    }
+
+    private String caller() {
+        return session.getCallerPrincipal().getName();
+    }
+}
