@@ -22,15 +22,13 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipFile;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
  * The command-line client against the real server: the jar {@code mvn package} built, run as a process as an operator
  * runs it ({@code java -jar target/lazarus-cli.jar}, the URL and credentials in its environment), its output and exit
- * code checked. The tests marked {@code @Disabled} need endpoints of other parts of issue #23 (search, retry-now and
- * recreate, root causes, events): they are written against those contracts and are enabled when the parts are merged.
+ * code checked.
  */
 class CommandLineIT extends LazarusIT {
 
@@ -312,7 +310,6 @@ class CommandLineIT extends LazarusIT {
     }
 
     @Test
-    @Disabled("needs POST /api/runs/{id}/retry-now (issue #23 point 4)")
     void retryNowRetriesARunWaitingInItsBackoffAndRefusesOneThatIsNot() {
         String run = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"transient\",\"succeedOnAttempt\":2}}}");
         Await.until("run " + run + " to wait for its retry", Duration.ofSeconds(60), () -> viewer.run(run), r -> "RETRYING".equals(r.getString("state")));
@@ -323,7 +320,6 @@ class CommandLineIT extends LazarusIT {
     }
 
     @Test
-    @Disabled("needs POST /api/dead-letters/{id}/recreate (issue #23 point 4)")
     void recreateStartsANewRunFromADeadLetterWithAnEditedPayload() throws IOException {
         String run = operator.startRun(POISON);
         long deadLetter = poisonedDeadLetter(run).getJsonNumber("id").longValue();
