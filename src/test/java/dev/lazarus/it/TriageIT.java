@@ -25,9 +25,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The investigation queue's triage order ({@code TriageScore}) over the API and on its page, with dead letters and a held
  * step put in the database directly (their ages, causes and holds are slow to reach otherwise), under a pipeline no other
  * test uses: the order follows the score, the parts add up to it and say why, a held step's dead letter ranks above an
- * otherwise equal one, and the queue answers within the specification's 5 s over 10 000 open dead letters (one sorting
- * query and one page read, whatever the page: the first read after the insert took about 3 s on a machine loaded by
- * other test runs, the database meeting 10 000 new rows without statistics).
+ * otherwise equal one, and the queue answers within the specification's 5 s over 20 000 open dead letters just written,
+ * as after a burst, before the database has statistics of them (the queue once joined a grouped CTE, which PostgreSQL then
+ * planned as a nested loop re-aggregating per row: 1.6 s for one step's page over 10 000 on two cores, 8 s in a CI run,
+ * four times that over 20 000; one window over the open ones is a sort, whatever the estimate).
  */
 @ExtendWith(ArquillianExtension.class)
 class TriageIT {
@@ -157,14 +158,14 @@ class TriageIT {
     }
 
     @Test
-    void theQueueAnswersFastOverTenThousandOpenDeadLetters() {
+    void theQueueAnswersFastOverTwentyThousandOpenDeadLettersJustWritten() {
         int inserted = fixtures.update("insert into dead_letter (id, pipeline, step_name, queue, dead_letter_queue, reason, status, attempts,"
                 + " detected_by, created_at, updated_at, version, dlq_message_missing, fingerprint, fingerprint_rule)"
                 + " select nextval('dead_letter_seq'), ?, 'step-' || (g % 7), 'lazarus.triage', 'DLQ.lazarus.triage',"
                 + " case g % 3 when 0 then 'RETRIES_EXHAUSTED' when 1 then 'MANUAL' else 'STUCK_IN_PROGRESS' end, 'PENDING', 1, 'test',"
-                + " now() - g * interval '10 second', now(), 0, false, 'trg-' || (g % 60), ? from generate_series(1, 10000) g",
+                + " now() - g * interval '10 second', now(), 0, false, 'trg-' || (g % 60), ? from generate_series(1, 20000) g",
                 PIPELINE, Fingerprint.RULE);
-        assertEquals(10_000, inserted);
+        assertEquals(20_000, inserted);
         hold("step-3", "HELD");
         for (String read : List.of("api/dead-letters/investigation-queue?limit=500", "api/dead-letters/investigation-queue?offset=9500&limit=500",
                 "api/dead-letters/investigation-queue?pipeline=" + PIPELINE + "&step=step-3&limit=500")) {

@@ -272,14 +272,18 @@ public class DeadLetters {
         }
         Instant now = clock.instant();
         String open = DeadLetterStatus.OPEN.stream().map(status -> "'" + status.name() + "'").collect(java.util.stream.Collectors.joining(", "));
-        String groupSize = "coalesce(g.size, 1)";
+        String groupSize = "d.group_size";
         String held = "(case when c.state = '" + dev.lazarus.pipeline.entity.StepControl.State.HELD.name() + "' then 1 else 0 end)";
-        StringBuilder sql = new StringBuilder("with grp as (select fingerprint, count(*) as size from dead_letter where status in (")
-                .append(open).append(") and fingerprint is not null group by fingerprint)")
-                .append(" select d.id, ").append(groupSize).append(" as group_size, ").append(held).append(" as held from dead_letter d")
-                .append(" left join grp g on g.fingerprint = d.fingerprint")
+        // The size of each cause group is a window over every open dead letter, filtered afterwards (the group counts
+        // the open ones outside the filter too): one sort, whatever the planner believes. A join to a grouped CTE was
+        // planned as a nested loop re-aggregating the group per row while the table's statistics still said "empty",
+        // which is the case after a burst of dead letters, when the queue is read most (1.6 s over 10 000 on two cores).
+        StringBuilder sql = new StringBuilder("select d.id, ").append(groupSize).append(" as group_size, ").append(held).append(" as held from")
+                .append(" (select o.id, o.reason, o.created_at, o.pipeline, o.step_name,")
+                .append(" case when o.fingerprint is null then 1 else count(*) over (partition by o.fingerprint) end as group_size")
+                .append(" from dead_letter o where o.status in (").append(open).append(")) d")
                 .append(" left join step_control c on c.pipeline = d.pipeline and c.step_name = d.step_name")
-                .append(" where d.status in (").append(open).append(")");
+                .append(" where 1 = 1");
         Map<String, Object> parameters = new HashMap<>(TriageScore.ageParameters(now));
         if (filter.reason() != null) {
             sql.append(" and d.reason = :reason");
