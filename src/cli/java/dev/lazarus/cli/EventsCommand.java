@@ -13,7 +13,7 @@ final class EventsCommand {
             + "discarded, stopped, held, resumed), and with --follow each new one as it comes (polls GET /api/events?after=ID).", "With --json each event is one JSON object on its own line."},
         footer = {"%nExamples:",
                 "  lazarus events tail --follow",
-                "  lazarus events tail --follow --json | jq -r 'select(.type == \"DEAD_LETTERED\") | .runId'"})
+                "  lazarus events tail --follow --json | jq -r 'select(.type == \"dead-lettered\") | .runId'"})
     static final class Tail extends Action {
 
         @Option(names = {"-f", "--follow"}, description = "Keep polling for new events until interrupted (Ctrl-C)")
