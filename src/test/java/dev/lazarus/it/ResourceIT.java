@@ -87,7 +87,8 @@ class ResourceIT {
             }
             List<String> pages = List.of("admin/dead-letters.xhtml", "admin/runs.xhtml", "admin/dead-letter.xhtml?id=" + deadLetters.get(0),
                     "admin/run.xhtml?id=" + runs.get(0), "admin/dashboard.xhtml", "admin/investigation-queue.xhtml",
-                    "admin/staleness.xhtml", "admin/steps.xhtml");
+                    "admin/staleness.xhtml", "admin/steps.xhtml", "admin/webhooks.xhtml", "admin/search.xhtml?q=" + marker,
+                    "admin/search.xhtml?q=" + enc("payload.url=urn:" + marker + ":7"));
             List<AdminPage> sessions = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 AdminPage session = new AdminPage(base);
@@ -220,9 +221,12 @@ class ResourceIT {
                     "api/dead-letters?limit=500&" + every, "api/dead-letters?cause=" + someCause + "&limit=500",
                     "api/dead-letters?error=" + enc("[31mred") + "&limit=500", "api/dead-letters/investigation-queue?limit=500",
                     "api/requeue-jobs/dry-run?" + every.replace("status=PENDING&", ""), "api/runs?limit=500",
-                    "api/staleness?limit=500");
+                    "api/staleness?limit=500", "api/events?limit=500", "api/events?after=0&limit=500", "api/webhooks",
+                    "api/runs?label=" + enc("a:b") + "&label=x&limit=500", "api/dead-letters?payload.url=" + enc("%_!at x(") + "&limit=500",
+                    "api/dead-letters?key=" + enc("k".repeat(200)) + "&limit=500");
             List<String> pages = List.of("admin/dashboard.xhtml", "admin/dead-letters.xhtml", "admin/dead-letters.xhtml?" + every,
-                    "admin/investigation-queue.xhtml", "admin/runs.xhtml", "admin/staleness.xhtml", "admin/steps.xhtml");
+                    "admin/investigation-queue.xhtml", "admin/runs.xhtml", "admin/staleness.xhtml", "admin/steps.xhtml",
+                    "admin/webhooks.xhtml", "admin/search.xhtml?q=" + enc("label:vip"), "admin/search.xhtml?q=" + enc("payload.customer.id=42"));
 
             ExecutorService viewers = Executors.newFixedThreadPool(4);
             try {
@@ -240,6 +244,7 @@ class ResourceIT {
             }
         } finally {
             fixtures.update("delete from dead_letter where pipeline = ?", HOSTILE_PIPELINE);
+            fixtures.update("delete from lazarus_event where pipeline = ?", HOSTILE_PIPELINE);
         }
     }
 
@@ -293,6 +298,13 @@ class ResourceIT {
                 + " 'consumer', now() - g * interval '1 second', now(), 0, false from generate_series(1, " + HOSTILE_DEAD_LETTERS + ") g",
                 HOSTILE_PIPELINE);
         assertEquals(HOSTILE_DEAD_LETTERS, inserted);
+        // and as many events telling of them, each carrying its hostile message (GET /api/events serves 500 at most)
+        int told = fixtures.update("insert into lazarus_event (id, type, at, body, pipeline, webhooks_pending)"
+                + " select nextval('lazarus_event_seq'), 'dead-lettered', d.created_at, json_build_object('schema', 'lazarus.event/v1',"
+                + " 'type', 'dead-lettered', 'pipeline', d.pipeline, 'step', d.step_name, 'reason', d.reason, 'cause',"
+                + " json_build_object('exceptionClass', d.exception_class, 'message', d.error_message))::text, d.pipeline, false"
+                + " from dead_letter d where d.pipeline = ?", HOSTILE_PIPELINE);
+        assertEquals(HOSTILE_DEAD_LETTERS, told);
     }
 
     private static String enc(String value) {
