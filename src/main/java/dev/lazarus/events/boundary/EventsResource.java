@@ -41,11 +41,10 @@ public class EventsResource {
         QueryParams.onlyKnown(uri, Set.of("after", "limit"));
         long from = number("after", after, 0, Long.MAX_VALUE, -1);
         int count = (int) number("limit", limit, 1, MAX_LIMIT, DEFAULT_LIMIT);
-        List<Events.Stored> found = from < 0 ? events.newest(count) : events.after(from, count);
-        from = Math.max(from, 0);
-        long last = found.isEmpty() ? from : found.get(found.size() - 1).id();
+        Events.Read found = from < 0 ? events.newest(count) : events.after(from, count);
         // the stored JSON as it was published, not parsed and written again
-        return found.stream().map(Events.Stored::json).collect(Collectors.joining(",", "{\"events\":[", "],\"last\":" + last + "}"));
+        return found.events().stream().map(Events.Stored::json)
+                .collect(Collectors.joining(",", "{\"events\":[", "],\"last\":" + found.last() + "}"));
     }
 
     private static long number(String name, String value, long min, long max, long absent) {

@@ -14,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,22 +134,64 @@ public class Events {
         return stored;
     }
 
-    /** The stored events after {@code id}, oldest first, at most {@code limit}. */
-    public List<Stored> after(long id, int limit) {
-        List<Object[]> rows = em.createNativeQuery("select id, type, body from lazarus_event where id > ?1 order by id", Object[].class)
+    /**
+     * How long an id missing between two stored events may still be a transaction that has not committed yet. Ids come
+     * from a sequence when a change writes its event, and changes commit in their own order: event 101 can be readable
+     * while 100's change is still under way. A follower that moved its cursor past 101 would never see 100; so a read
+     * stops before a gap while the event after it is younger than this (a gap older than that is a change that rolled
+     * back, or events purged), and the cursor only moves over settled ids.
+     */
+    static final Duration SETTLE = Duration.ofSeconds(10);
+
+    /** The stored events after {@code id}, oldest first, at most {@code limit}, up to the first gap that may still fill. */
+    public Read after(long id, int limit) {
+        List<Object[]> rows = em.createNativeQuery("select id, type, body, at from lazarus_event where id > ?1 order by id", Object[].class)
                 .setParameter(1, id)
                 .setMaxResults(limit)
                 .getResultList();
-        return rows.stream().map(row -> new Stored(((Number) row[0]).longValue(), (String) row[1], (String) row[2])).toList();
+        return settled(id, rows.stream().map(Events::stored).toList(), Instant.now());
     }
 
-    /** The newest {@code limit} stored events, oldest first. */
-    public List<Stored> newest(int limit) {
-        List<Object[]> rows = em.createNativeQuery("select id, type, body from (select id, type, body from lazarus_event order by id desc"
-                        + " limit ?1) newest order by id", Object[].class)
+    /** The newest {@code limit} stored events, oldest first, up to the first gap that may still fill. */
+    public Read newest(int limit) {
+        List<Object[]> rows = em.createNativeQuery("select id, type, body, at from (select id, type, body, at from lazarus_event"
+                        + " order by id desc limit ?1) newest order by id", Object[].class)
                 .setParameter(1, limit)
                 .getResultList();
-        return rows.stream().map(row -> new Stored(((Number) row[0]).longValue(), (String) row[1], (String) row[2])).toList();
+        List<Timed> found = rows.stream().map(Events::stored).toList();
+        return settled(found.isEmpty() ? 0 : found.get(0).event().id() - 1, found, Instant.now());
+    }
+
+    /**
+     * The events of {@code found} (in id order, all after {@code after}) a follower may read without missing one: those
+     * before the first gap in the ids whose next event is younger than {@link #SETTLE}. {@code last} is the cursor to
+     * read on from: the last of them, or {@code after} when none is.
+     */
+    static Read settled(long after, List<Timed> found, Instant now) {
+        List<Stored> settled = new ArrayList<>();
+        long last = after;
+        for (Timed each : found) {
+            if (each.event().id() != last + 1 && each.at().isAfter(now.minus(SETTLE))) {
+                break;
+            }
+            settled.add(each.event());
+            last = each.event().id();
+        }
+        return new Read(settled, last);
+    }
+
+    private static Timed stored(Object[] row) {
+        Object at = row[3];
+        Instant instant = at instanceof Instant i ? i : at instanceof java.time.OffsetDateTime o ? o.toInstant() : ((Timestamp) at).toInstant();
+        return new Timed(new Stored(((Number) row[0]).longValue(), (String) row[1], (String) row[2]), instant);
+    }
+
+    /** A stored event and when it was recorded. */
+    record Timed(Stored event, Instant at) {
+    }
+
+    /** Events to hand a follower, and the id to read on after. */
+    public record Read(List<Stored> events, long last) {
     }
 
     /** Deletes the events recorded before {@code cutoff}, at most {@code batch} of them; how many it deleted. */
