@@ -128,7 +128,13 @@ public class DispatchRecovery {
         boolean goOn = true;
         while (goOn) {
             try (Dispatches.Recording recording = dispatches.recording()) {
-                List<StepDispatcher.Dispatch> batch = owed.takeOver(gone, recording.incarnation(), recording.startedAt(), BATCH);
+                List<StepDispatcher.Dispatch> batch;
+                try {
+                    batch = owed.takeOver(gone, recording.incarnation(), recording.startedAt(), BATCH);
+                } catch (RuntimeException e) {
+                    recording.outcomeUnknown(); // the runs taken over may name this incarnation now, unsent
+                    throw e;
+                }
                 if (batch.isEmpty()) {
                     break;
                 }

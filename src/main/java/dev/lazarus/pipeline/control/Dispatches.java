@@ -116,9 +116,7 @@ public class Dispatches {
                     dispatcher.send(dispatches.get(i));
                 } catch (RuntimeException e) {
                     Instant failed = incarnation.failedSince;
-                    if (failed == null || startedAt.isBefore(failed)) {
-                        incarnation.failedSince = startedAt;
-                    }
+                    mayBeUnsent();
                     LOG.log(failed == null ? Level.WARNING : Level.FINE, "Could not send {0} of {1} dispatch(es) after their"
                             + " transaction committed ({2}); they are recorded, and the dispatch recovery sends them again once the"
                             + " broker takes messages", new Object[] {dispatches.size() - i, dispatches.size(), Failures.rootMessage(e)});
@@ -126,6 +124,24 @@ public class Dispatches {
                 }
             }
             return true;
+        }
+
+        /**
+         * The recording's transaction failed without saying whether it committed: its commit was cut (the database went
+         * away while committing answers a heuristic hazard), so its dispatches may be recorded and never sent. They are
+         * left to {@code DispatchRecovery} as a failed send is: this incarnation is retired at its next pass. Call it for
+         * any failure but the caller's own refusal (a bad request rolls back for sure); a recording that did not commit
+         * costs only a look for runs that name the incarnation.
+         */
+        public void outcomeUnknown() {
+            mayBeUnsent();
+        }
+
+        private void mayBeUnsent() {
+            Instant failed = incarnation.failedSince;
+            if (failed == null || startedAt.isBefore(failed)) {
+                incarnation.failedSince = startedAt;
+            }
         }
 
         @Override

@@ -5,6 +5,7 @@ import dev.lazarus.pipeline.entity.RunSearch;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.RunTags;
 import dev.lazarus.pipeline.entity.StepExecution;
+import dev.lazarus.platform.control.Problem;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -59,7 +60,7 @@ public class Runs {
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public Started start(String pipelineName, JsonObject payload, String submissionKey) {
         try (Dispatches.Recording recording = dispatches.recording()) {
-            Started started = newRuns.start(pipelineName, payload, submissionKey, recording.incarnation());
+            Started started = committed(recording, () -> newRuns.start(pipelineName, payload, submissionKey, recording.incarnation()));
             recording.send(started.dispatches()); // one it could not send is sent again by the dispatch recovery
             return started;
         }
@@ -81,7 +82,7 @@ public class Runs {
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public Started start(Submission submission, String submissionKey) {
         try (Dispatches.Recording recording = dispatches.recording()) {
-            Started started = newRuns.start(submission, submissionKey, recording.incarnation());
+            Started started = committed(recording, () -> newRuns.start(submission, submissionKey, recording.incarnation()));
             recording.send(started.dispatches());
             return started;
         }
@@ -114,9 +115,25 @@ public class Runs {
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public StartedBatch startAll(List<Submission> submissions, String submissionKey) {
         try (Dispatches.Recording recording = dispatches.recording()) {
-            StartedBatch started = newRuns.startAll(submissions, submissionKey, recording.incarnation());
+            StartedBatch started = committed(recording, () -> newRuns.startAll(submissions, submissionKey, recording.incarnation()));
             recording.send(started.dispatches()); // those it could not send are sent again by the dispatch recovery
             return started;
+        }
+    }
+
+    /**
+     * Runs a submission's transaction. When it fails other than by refusing the request, it may have committed all the
+     * same (a commit cut by the database going away is a heuristic hazard, not a rollback; the drills saw it, and the
+     * client's retry then found the run, never dispatched): its dispatches are left to the dispatch recovery.
+     */
+    static <T> T committed(Dispatches.Recording recording, java.util.function.Supplier<T> submission) {
+        try {
+            return submission.get();
+        } catch (Problem refused) {
+            throw refused;
+        } catch (RuntimeException outcomeUnknown) {
+            recording.outcomeUnknown();
+            throw outcomeUnknown;
         }
     }
 

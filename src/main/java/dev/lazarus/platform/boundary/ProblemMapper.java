@@ -67,7 +67,8 @@ public final class ProblemMapper {
      * Anything else is a server error: logged in full with an id, answered with that id only, so no
      * internals (class names, SQL, stack traces) reach the client. When the broker or the database could not
      * be reached it is 503 with Retry-After: nothing was done, and the same request may be sent again (with an
-     * Idempotency-Key when it starts a run, in case it was done after all).
+     * Idempotency-Key when it starts a run, in case it was done after all). When a commit's outcome is not known it is
+     * 503 too, saying it may have been done.
      */
     @Provider
     public static class ServerErrors implements ExceptionMapper<Exception> {
@@ -83,6 +84,16 @@ public final class ProblemMapper {
                         new Object[] {incident, unavailable.get().label(), Failures.rootMessage(exception)});
                 return Response.fromResponse(problem(503, "Service unavailable", unavailable.get().label()
                                 + " cannot be reached; nothing was done, try again shortly (incident " + incident + ")"))
+                        .header("Retry-After", RETRY_AFTER_SECONDS).build();
+            }
+            if (Failures.commitOutcomeUnknown(exception)) {
+                // the database or the broker went away while committing: it may have been done, so no "nothing was done";
+                // a run it may have stored is dispatched by the dispatch recovery, and a retry with the same
+                // Idempotency-Key finds it
+                LOG.log(Level.WARNING, "Request's outcome unknown, incident " + incident, exception);
+                return Response.fromResponse(problem(503, "Service unavailable", "the database or the broker went away while the"
+                                + " request was committing: it may have been done; send it again with the same Idempotency-Key to"
+                                + " find out (incident " + incident + ")"))
                         .header("Retry-After", RETRY_AFTER_SECONDS).build();
             }
             LOG.log(Level.SEVERE, "Request failed, incident " + incident, exception);

@@ -114,6 +114,13 @@ public final class Failures {
                 && ARTEMIS_CONNECTION_FAILURES.contains(t.getClass().getSimpleName());
     }
 
+    /** Whether the failure is a commit whose outcome is not known (a heuristic outcome, an Artemis "outcome unknown"). */
+    public static boolean commitOutcomeUnknown(Throwable failure) {
+        List<Throwable> all = new ArrayList<>();
+        collect(failure, all, 0);
+        return all.stream().anyMatch(Failures::outcomeUnknown);
+    }
+
     private static boolean outcomeUnknown(Throwable t) {
         if (t instanceof HeuristicMixedException || t instanceof HeuristicRollbackException || t instanceof HeuristicCommitException
                 || t.getClass().getSimpleName().equals("ActiveMQTransactionOutcomeUnknownException")) {

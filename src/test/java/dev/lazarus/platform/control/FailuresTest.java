@@ -36,6 +36,8 @@ class FailuresTest {
         Exception heuristic = new HeuristicMixedException("ARJUNA016036: commit on one-phase resource, HEURISTIC_HAZARD");
         heuristic.addSuppressed(new SQLException("terminating connection due to administrator command", "57P01"));
         assertFalse(Failures.unavailableDependency(new EJBException(heuristic)).isPresent());
+        assertTrue(Failures.commitOutcomeUnknown(new EJBException(heuristic)), "it is told as an outcome unknown instead");
+        assertFalse(Failures.commitOutcomeUnknown(new EJBException(new SQLException("no connection", "08006"))));
     }
 
     @Test
