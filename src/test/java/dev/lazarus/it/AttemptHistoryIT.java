@@ -39,7 +39,8 @@ class AttemptHistoryIT extends LazarusIT {
             assertTrue(failed.getString("message").contains("simulated transient failure in fetch (attempt "
                     + failed.getInt("attempt")), failed.toString());
         }
-        assertTrue(attempts.get(2).isNull("exceptionClass"), "a success has no failure");
+        // JSON-B leaves a null out: absent or null, a success has no failure
+        assertTrue(!attempts.get(2).containsKey("exceptionClass") || attempts.get(2).isNull("exceptionClass"), "a success has no failure");
         // the other steps succeeded at once: their attempt written by the statement that recorded their success
         for (JsonObject other : dispatches.subList(1, 3)) {
             assertEquals(List.of("SUCCEEDED"), attempts(other).stream().map(a -> a.getString("outcome")).toList(), other.toString());

@@ -117,6 +117,81 @@ class RecreateIT extends LazarusIT {
         assertEquals("PENDING", viewer.get("api/dead-letters/" + deadLetterId).ok().json().getString("status"));
     }
 
+    @Test
+    void aRecreateRetriedWithItsIdempotencyKeyStartsOneRun() {
+        String old = operator.startRun("{\"url\":\"https://example.org/twice.html\",\"failures\":{\"parse\":{\"mode\":\"permanent\"}}}");
+        long deadLetterId = awaitRun(old, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+        long runsBefore = runCount();
+        String key = "recreate-" + UUID.randomUUID();
+
+        Api.Response first = operator.post("api/dead-letters/" + deadLetterId + "/recreate", "{}", "Idempotency-Key", key);
+        assertEquals(201, first.status(), first.body());
+        // the client got no answer, or the button was pressed twice: the same request again
+        Api.Response retried = operator.post("api/dead-letters/" + deadLetterId + "/recreate", "{}", "Idempotency-Key", key);
+        assertEquals(200, retried.status(), retried.body());
+        assertEquals(first.json().getString("id"), retried.json().getString("id"), "the run the first request started");
+        assertTrue(retried.json().getBoolean("deadLetterResolved"), "as the first request answered: " + retried.body());
+        assertEquals(runsBefore + 1, runCount(), "one new run");
+        assertEquals(1, viewer.get("api/runs/" + old + "/history").ok().json().getJsonArray("recreatedAs").size());
+
+        // the key names that request: another one under it is refused, and starts nothing
+        Api.Response other = operator.post("api/dead-letters/" + deadLetterId + "/recreate", "{\"resolve\":false}", "Idempotency-Key", key);
+        assertEquals(422, other.status(), other.body());
+        Api.Response elsewhere = operator.post("api/runs/" + old + "/recreate", "{}", "Idempotency-Key", key);
+        assertEquals(422, elsewhere.status(), elsewhere.body());
+        assertEquals(400, operator.post("api/runs/" + old + "/recreate", "{}", "Idempotency-Key", "with space").status());
+
+        // from the run, the same: one run for two requests with one key
+        String runKey = "recreate-" + UUID.randomUUID();
+        Api.Response fromRun = operator.post("api/runs/" + old + "/recreate", "{\"payload\":{\"url\":\"https://example.org/x.html\"}}",
+                "Idempotency-Key", runKey);
+        assertEquals(201, fromRun.status(), fromRun.body());
+        Api.Response fromRunAgain = operator.post("api/runs/" + old + "/recreate", "{\"payload\":{\"url\":\"https://example.org/x.html\"}}",
+                "Idempotency-Key", runKey);
+        assertEquals(200, fromRunAgain.status(), fromRunAgain.body());
+        assertEquals(fromRun.json().getString("id"), fromRunAgain.json().getString("id"));
+        assertEquals(runsBefore + 2, runCount());
+    }
+
+    /**
+     * A recreate and a requeue of one dead letter at once: the requeue brings the old run back, or the recreate starts a
+     * new one and resolves the dead letter, never both (two runs doing the same work). The recreate checks the old run
+     * again, locked, in the transaction that starts the new one.
+     */
+    @Test
+    void aRecreateRacingARequeueOfItsDeadLetterNeverLeavesTwoRunsAtWork() throws Exception {
+        for (int round = 0; round < 4; round++) {
+            String old = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"permanent\"}}}");
+            long deadLetterId = awaitRun(old, "DEAD_LETTERED").getJsonObject("deadLetter").getInt("id");
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+            try {
+                var requeue = pool.submit(() -> {
+                    go.await();
+                    return operator.post("api/dead-letters/" + deadLetterId + "/requeue", "");
+                });
+                var recreate = pool.submit(() -> {
+                    go.await();
+                    return operator.post("api/runs/" + old + "/recreate", "{\"resolve\":true}");
+                });
+                go.countDown();
+                Api.Response requeued = requeue.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                Api.Response recreated = recreate.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                boolean requeueDone = requeued.status() == 200;
+                boolean recreateDone = recreated.status() == 201;
+                assertTrue(requeueDone != recreateDone, "exactly one of them acts: requeue " + requeued.status() + " "
+                        + requeued.body() + "; recreate " + recreated.status() + " " + recreated.body());
+                if (!recreateDone) {
+                    assertEquals(409, recreated.status(), recreated.body());
+                    assertEquals(0, viewer.get("api/runs/" + old + "/history").ok().json().getJsonArray("recreatedAs").size(),
+                            "nothing was started");
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
     private int trail(long deadLetterId) {
         return viewer.get("api/dead-letters/" + deadLetterId).ok().json().getJsonArray("history").size();
     }

@@ -181,7 +181,7 @@ public class TestFixtures {
         dev.lazarus.pipeline.control.StepMessage message = new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation());
         read.countDown();
         proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
-        records.succeeded(message, pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}", dispatches.incarnation());
+        records.succeeded(message, pipelines.step(run.pipeline(), step).orElseThrow(), 1, "{\"done\":true}", dispatches.incarnation());
     }
 
     /**
@@ -195,7 +195,7 @@ public class TestFixtures {
             throws InterruptedException {
         Run run = em.find(Run.class, runId);
         var next = records.succeeded(new dev.lazarus.pipeline.control.StepMessage(runId, step, run.generation()),
-                pipelines.step(run.pipeline(), step).orElseThrow(), "{\"done\":true}", dispatches.incarnation());
+                pipelines.step(run.pipeline(), step).orElseThrow(), 1, "{\"done\":true}", dispatches.incarnation());
         written.countDown();
         proceed.await(1, java.util.concurrent.TimeUnit.MINUTES);
         return next;

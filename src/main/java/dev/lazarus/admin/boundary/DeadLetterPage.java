@@ -82,6 +82,9 @@ public class DeadLetterPage implements Serializable {
     private String id;
     private boolean drawn;
 
+    /** The Idempotency-Key of this drawing's Recreate: a second click answers the run the first started (see RunPage). */
+    private final String recreateKey = "page-" + java.util.UUID.randomUUID();
+
     public DeadLetter getDeadLetter() {
         return reads.once("deadLetter", () -> getDeadLetterId() == null ? null : deadLetters.find(getDeadLetterId()).orElse(null));
     }
@@ -195,7 +198,7 @@ public class DeadLetterPage implements Serializable {
             return null;
         }
         FacesActions.act(() -> recreations.fromDeadLetter(getDeadLetterId(), getRun() == null ? null
-                        : RecreateForm.edited(form, getRun(), payloads), true),
+                        : RecreateForm.edited(form, getRun(), payloads), true, recreateKey),
                 r -> "Recreated as run " + r.run().id() + (r.payloadEdited() ? " with the edited payload" : " with the same payload")
                         + (r.deadLetterResolved() ? "; this dead letter is resolved." : "."));
         return reload();

@@ -77,6 +77,20 @@ public class RunPage implements Serializable {
 
     private String id;
 
+    /** Whether this bean drew the page its buttons were pressed on (see {@link FacesActions#outOfDate}). */
+    private boolean drawn;
+
+    /**
+     * The Idempotency-Key of this drawing's Recreate: a second click (or a resubmitted form) answers the run the first
+     * started instead of starting another; the page drawn again after the action has a new one.
+     */
+    private final String recreateKey = "page-" + UUID.randomUUID();
+
+    /** The page's view action: it drew this page (a button pressed on it is decoded by this bean). */
+    public void draw() {
+        drawn = true;
+    }
+
     public RunHistory.History getHistory() {
         return reads.<Optional<RunHistory.History>>once("history", () -> runId().flatMap(runHistory::of)).orElse(null);
     }
@@ -157,10 +171,13 @@ public class RunPage implements Serializable {
 
     /** Recreate: a new run of the pipeline with the box's payload (this run must have ended). */
     public String recreate() {
+        if (FacesActions.outOfDate(drawn)) {
+            return null;
+        }
         FacesActions.act(() -> {
             UUID run = runId().orElseThrow(() -> Problem.notFound("no run " + id));
             var old = getHistory();
-            return recreations.fromRun(run, old == null ? null : RecreateForm.edited(form, old.run(), payloads), true);
+            return recreations.fromRun(run, old == null ? null : RecreateForm.edited(form, old.run(), payloads), true, recreateKey);
         }, r -> "Recreated as run " + r.run().id() + (r.payloadEdited() ? " with the edited payload." : " with the same payload."));
         return FacesActions.reload("run");
     }

@@ -21,6 +21,7 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -197,14 +198,17 @@ public class DeadLettersResource {
     /**
      * Recreate: a new run of the dead letter's run's pipeline, {@code {"payload": {...}, "resolve": true}} (both
      * optional: the run's payload, and the dead letter resolved "recreated as run ..."); see {@code Recreations}. 201
-     * with the new run's location; 404 for no such dead letter, 409 if its run is live or it has none; 400 for a body
+     * with the new run's location (200 and the same run for a retry with the first request's {@code Idempotency-Key});
+     * 404 for no such dead letter, 409 if its run is live or it has none; 400 for a body
      * that is not acceptable (nothing is stored).
      */
     @POST
     @Path("{id}/recreate")
-    public Response recreate(@PathParam("id") long id, InputStream body, @Context UriInfo uri) {
+    public Response recreate(@PathParam("id") long id, InputStream body, @HeaderParam(Recreate.IDEMPOTENCY_KEY) String key,
+                             @Context UriInfo uri) {
+        String submissionKey = Recreate.key(key);
         Recreate.Request request = Recreate.read(body, payloads);
-        return Recreate.created(recreations.fromDeadLetter(id, request.payload(), request.resolve()), uri);
+        return Recreate.created(recreations.fromDeadLetter(id, request.payload(), request.resolve(), submissionKey), uri);
     }
 
     private JsonObject fixRequest(InputStream body, String expected) {

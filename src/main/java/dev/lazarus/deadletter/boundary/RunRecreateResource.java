@@ -6,6 +6,7 @@ import dev.lazarus.platform.control.Problem;
 import dev.lazarus.platform.entity.Text;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -20,7 +21,8 @@ import java.util.UUID;
 /**
  * {@code POST /api/runs/{id}/recreate} (operator): a new run of an ended run's pipeline ({@code COMPLETED} or
  * {@code DEAD_LETTERED}), with its payload or an edited one, {@code {"payload": {...}, "resolve": true}}; see
- * {@link Recreations}. 201 with the new run's location; 404 for no such run, 409 for a live one, 400 for a body that is
+ * {@link Recreations}. 201 with the new run's location (200 and the same run for a retry with the first request's
+ * {@code Idempotency-Key}; 422 for the key used for another request); 404 for no such run, 409 for a live one, 400 for a body that is
  * not acceptable (nothing is stored).
  */
 @Path("runs/{id}/recreate")
@@ -35,14 +37,16 @@ public class RunRecreateResource {
     Payloads payloads;
 
     @POST
-    public Response recreate(@PathParam("id") String id, InputStream body, @Context UriInfo uri) {
+    public Response recreate(@PathParam("id") String id, InputStream body, @HeaderParam(Recreate.IDEMPOTENCY_KEY) String key,
+                             @Context UriInfo uri) {
         UUID runId;
         try {
             runId = UUID.fromString(id);
         } catch (IllegalArgumentException e) {
             throw Problem.notFound("no run " + Text.printable(id, 100) + " (run ids are UUIDs)");
         }
+        String submissionKey = Recreate.key(key);
         Recreate.Request request = Recreate.read(body, payloads);
-        return Recreate.created(recreations.fromRun(runId, request.payload(), request.resolve()), uri);
+        return Recreate.created(recreations.fromRun(runId, request.payload(), request.resolve(), submissionKey), uri);
     }
 }

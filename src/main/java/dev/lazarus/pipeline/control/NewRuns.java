@@ -85,19 +85,32 @@ public class NewRuns {
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Runs.Started start(Runs.Submission submission, String submissionKey, String incarnation,
                               java.util.function.Consumer<Run> alongside) {
+        return start(submission, submissionKey, null, incarnation, alongside);
+    }
+
+    /**
+     * The same, for a request that is not a submission (a recreate): {@code request} says what a retry with the
+     * Idempotency-Key must repeat (null: the submission's pipeline, payload and tags). A replay returns the earlier run
+     * without calling {@code alongside}: what went with it was recorded by the request that created it.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public Runs.Started start(Runs.Submission submission, String submissionKey, String request, String incarnation,
+                              java.util.function.Consumer<Run> alongside) {
         String pipelineName = submission.pipeline();
         JsonObject payload = submission.payload();
         PipelineDefinition pipeline = pipelines.find(pipelineName).orElseThrow(() -> Problem.unprocessable(
                 "unknown pipeline '" + pipelineName + "'; known pipelines: "
                         + pipelines.all().stream().map(PipelineDefinition::name).toList()));
         String key = submissionKey == null ? null : callerKey(submissionKey, "");
-        String digest = key == null ? null : sha256(pipeline.name() + "\n" + canonical(payload) + tagged(submission.tags()));
+        String digest = key == null ? null : sha256(pipeline.name() + "\n" + (request != null ? request
+                : canonical(payload) + tagged(submission.tags())));
         if (key != null) {
             Optional<Run> earlier = findBySubmissionKey(key);
             if (earlier.isPresent()) {
                 if (!earlier.get().createdBy(digest)) {
                     throw Problem.unprocessable("Idempotency-Key '" + submissionKey + "' was already used for a different request"
-                            + " (it started run " + earlier.get().id() + "); a retry must send the same pipeline and payload");
+                            + " (it started run " + earlier.get().id() + "); a retry must send the same " + (request != null
+                            ? "request" : "pipeline and payload"));
                 }
                 return new Runs.Started(earlier.get(), false, List.of());
             }
@@ -121,6 +134,22 @@ public class NewRuns {
         } finally {
             trace.end();
         }
+    }
+
+    /**
+     * The run an earlier request with this Idempotency-Key started, if there is one and it was this very request
+     * ({@code request}, as {@link #start(Runs.Submission, String, String, String, java.util.function.Consumer)} takes it,
+     * for a run of {@code pipelineName}); a key used for another request is refused (422). Lets a caller answer a retry
+     * before it checks what only the first request had to find true.
+     */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public Optional<Run> earlier(String pipelineName, String submissionKey, String request) {
+        Optional<Run> earlier = findBySubmissionKey(callerKey(submissionKey, ""));
+        if (earlier.isPresent() && !earlier.get().createdBy(sha256(pipelineName + "\n" + request))) {
+            throw Problem.unprocessable("Idempotency-Key '" + submissionKey + "' was already used for a different request"
+                    + " (it started run " + earlier.get().id() + "); a retry must send the same request");
+        }
+        return earlier;
     }
 
     /** Between a batch's key and an item's index in the stored keys: a space, which no Idempotency-Key contains. */
@@ -237,7 +266,7 @@ public class NewRuns {
     }
 
     /** JSON text with every object's members in name order: the same document however a client ordered it. */
-    static String canonical(JsonValue value) {
+    public static String canonical(JsonValue value) {
         if (value instanceof JsonObject object) {
             StringBuilder text = new StringBuilder("{");
             new TreeMap<>(object).forEach((name, member) -> text.append(text.length() > 1 ? "," : "")

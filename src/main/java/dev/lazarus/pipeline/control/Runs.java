@@ -89,14 +89,16 @@ public class Runs {
     }
 
     /**
-     * Starts a run with no submission key, and has {@code alongside} record what goes with it in the run's transaction
-     * (see {@link NewRuns#start(Runs.Submission, String, String, java.util.function.Consumer)}); the first step is
-     * dispatched after the commit, as for any submission.
+     * Starts a run and has {@code alongside} record what goes with it in the run's transaction (see
+     * {@link NewRuns#start(Runs.Submission, String, String, String, java.util.function.Consumer)}); the first step is
+     * dispatched after the commit, as for any submission. With a {@code submissionKey} (the client's Idempotency-Key),
+     * {@code request} is what its retry must repeat, and a retry answers the run the first request started.
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-    public Started startAlong(String pipelineName, JsonObject payload, java.util.function.Consumer<Run> alongside) {
+    public Started startAlong(String pipelineName, JsonObject payload, String submissionKey, String request,
+                              java.util.function.Consumer<Run> alongside) {
         try (Dispatches.Recording recording = dispatches.recording()) {
-            Started started = newRuns.start(new Submission(pipelineName, payload), null, recording.incarnation(), alongside);
+            Started started = newRuns.start(new Submission(pipelineName, payload), submissionKey, request, recording.incarnation(), alongside);
             recording.send(started.dispatches()); // one it could not send is sent again by the dispatch recovery
             return started;
         }

@@ -27,8 +27,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * ({@link #SUCCEEDED_FIRST}, folded into {@link StepRecords#SUCCEEDED});</li>
  * <li>a first delivery written apart (running long, or failed) inserts it where its attempt is written
  * ({@link StepLedger#recordAttempt}), already ended if it failed;</li>
- * <li>every other delivery inserts it with its claim ({@link StepLedger#claim}); the same statement ends an earlier
- * attempt of the dispatch still shown in progress as {@code INTERRUPTED} (its consumer died: a later delivery
+ * <li>every other delivery inserts it with its claim ({@link StepLedger#claim}); the same statement ends the attempts
+ * of the dispatch with a lower number still shown in progress as {@code INTERRUPTED} (its consumer died: a later delivery
  * started) and, once the attempt number passes the bound, deletes the ones older than the bound;</li>
  * <li>its end is written where the step's outcome is: its success ({@link StepRecords#succeeded}), its failure
  * ({@link StepLedger#attemptFailed}), or the dead letter that stops its run ({@link #endedAll}).</li>
@@ -59,6 +59,11 @@ public class StepAttempts {
             + "', ended_at = ?6, message = 'never finished: a later delivery started (its server stopped or its transaction was"
             + " rolled back)' where run_id = ?1 and generation = ?2 and attempt < ?3 and outcome = '"
             + AttemptOutcome.IN_PROGRESS.name() + "'";
+
+    /** Ends one attempt, by its number ({@link #ended}). */
+    static final String ENDED = "update step_attempt set outcome = ?3, ended_at = ?4, exception_class = nullif(?5, ''),"
+            + " message = nullif(?6, '') where run_id = ?1 and generation = ?2 and attempt = ?7 and outcome in ('"
+            + AttemptOutcome.IN_PROGRESS.name() + "', '" + AttemptOutcome.INTERRUPTED.name() + "')";
 
     @PersistenceContext
     EntityManager em;
@@ -134,13 +139,16 @@ public class StepAttempts {
                 .executeUpdate();
     }
 
-    /** The attempt of the dispatch under way (shown in progress) ended now. Nothing if none is in progress. */
-    public void ended(UUID runId, long generation, Ending ending, Instant now) {
-        em.createNativeQuery("update step_attempt set outcome = ?3, ended_at = ?4, exception_class = nullif(?5, ''),"
-                        + " message = nullif(?6, '') where run_id = ?1 and generation = ?2 and outcome = '"
-                        + AttemptOutcome.IN_PROGRESS.name() + "'")
+    /**
+     * Attempt {@code attempt} of the dispatch ended now, if it is still shown in progress, or as interrupted: a copy of
+     * the dispatch claimed by another node while this one still ran (a redelivery after a partition) took it for dead,
+     * and its own end is the truth. Only that attempt: the copy's row is not this attempt's to end.
+     */
+    public void ended(UUID runId, long generation, int attempt, Ending ending, Instant now) {
+        em.createNativeQuery(ENDED)
                 .setParameter(1, runId)
                 .setParameter(2, generation)
+                .setParameter(7, attempt)
                 .setParameter(3, ending.outcome().name())
                 .setParameter(4, at(now))
                 .setParameter(5, orEmpty(ending.exceptionClass()))
@@ -178,12 +186,21 @@ public class StepAttempts {
                 .executeUpdate();
     }
 
-    /** A run's attempts, every dispatch's, in order. */
+    /** The most attempts of one run a page or history request reads: the newest, when a run has more. */
+    static final int MAX_SHOWN = 2000;
+
+    /**
+     * A run's attempts, every dispatch's, in order; of a run with more than {@value #MAX_SHOWN}, the newest (read newest
+     * first and bounded, so that what is left out is the oldest, never what happened last).
+     */
     public List<StepAttempt> of(UUID runId) {
-        return em.createQuery("select a from StepAttempt a where a.runId = :run order by a.generation, a.attempt", StepAttempt.class)
+        List<StepAttempt> newestFirst = new java.util.ArrayList<>(em.createQuery("select a from StepAttempt a where a.runId = :run"
+                        + " order by a.generation desc, a.attempt desc", StepAttempt.class)
                 .setParameter("run", runId)
-                .setMaxResults(MAX_KEPT * 10)
-                .getResultList();
+                .setMaxResults(MAX_SHOWN)
+                .getResultList());
+        java.util.Collections.reverse(newestFirst);
+        return newestFirst;
     }
 
     /** Nulls travel as empty strings (turned back by {@code nullif}): a null parameter of a native query has no SQL type. */

@@ -180,7 +180,7 @@ public class StepLedger {
 
     /** A failed attempt that the broker will redeliver: say so on the run, in a transaction of its own. */
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
-    public void attemptFailed(StepMessage message, StepDefinition step, Throwable failure) {
+    public void attemptFailed(StepMessage message, StepDefinition step, int attempt, Throwable failure) {
         Run run = em.find(Run.class, message.runId());
         if (run == null || !run.accepts(message.step(), message.generation())) {
             return; // swept or requeued meanwhile: nothing of this attempt matters any more
@@ -188,7 +188,7 @@ public class StepLedger {
         Instant now = clock.instant();
         run.attemptFailed(now);
         executions.of(run.id(), step.name(), run.generation()).ifPresent(e -> e.attemptFailed(failure.getClass().getName() + ": " + failure.getMessage()));
-        attempts.ended(run.id(), run.generation(), StepAttempts.Ending.failed(failure, false), now);
+        attempts.ended(run.id(), run.generation(), attempt, StepAttempts.Ending.failed(failure, false), now);
     }
 
     /**

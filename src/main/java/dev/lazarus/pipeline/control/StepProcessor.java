@@ -378,7 +378,7 @@ public class StepProcessor {
                         String.valueOf(failure)});
         metrics.stepRetried(step.pipeline(), step.name());
         try {
-            ledger.attemptFailed(message, step, failure);
+            ledger.attemptFailed(message, step, delivery.attempts(), failure);
         } catch (RuntimeException e) {
             metrics.diagnosticsWriteFailed("failed_attempt");
             LOG.log(Level.WARNING, "Could not record the failed attempt of {0}; it counts as interrupted: {1}",
@@ -401,7 +401,7 @@ public class StepProcessor {
                     new Object[] {message.idempotencyKey(), declaredPermanent ? "declared permanent" : "attempts used",
                             String.valueOf(failure), Failures.rootMessage(e)});
             try {
-                ledger.attemptFailed(message, delivery.step(), failure); // counted, so the next delivery gives up instead of retrying
+                ledger.attemptFailed(message, delivery.step(), delivery.attempts(), failure); // counted, so the next delivery gives up instead of retrying
             } catch (RuntimeException alsoFailed) {
                 metrics.diagnosticsWriteFailed("failed_attempt");
                 LOG.log(Level.SEVERE, "Could not record the failed attempt of {0} either: {1}",

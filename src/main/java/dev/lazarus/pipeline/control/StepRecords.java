@@ -128,7 +128,7 @@ public class StepRecords {
     public Optional<StepDispatcher.Dispatch> succeededFirst(Connection connection, Run run, StepMessage message, StepDefinition step,
                                                             String output, InlineAttempt inline, String incarnation) {
         if (inline.recorded()) {
-            return succeeded(message, step, output, incarnation);
+            return succeeded(message, step, 1, output, incarnation); // a fresh dispatch's first delivery: its attempt is the first
         }
         Instant now = clock.instant();
         StepExecution execution = new StepExecution(run, step.name(), step.queue());
@@ -152,7 +152,8 @@ public class StepRecords {
      * @return the next step's dispatch, to be sent after the commit; empty if the run completed
      * @throws StepLedger.RunMovedOn if the run is no longer at this dispatch
      */
-    public Optional<StepDispatcher.Dispatch> succeeded(StepMessage message, StepDefinition step, String output, String incarnation) {
+    public Optional<StepDispatcher.Dispatch> succeeded(StepMessage message, StepDefinition step, int attempt, String output,
+                                                       String incarnation) {
         Instant now = clock.instant();
         Run run = em.find(Run.class, message.runId()); // read in this transaction: after its attempt was written
         if (run == null || !run.accepts(message.step(), message.generation())) {
@@ -163,7 +164,7 @@ public class StepRecords {
         long generation = run.generation();
         Optional<StepDispatcher.Dispatch> next = moveOn(run, step, output, now, incarnation);
         flush(message);
-        attempts.ended(run.id(), generation, new StepAttempts.Ending(AttemptOutcome.SUCCEEDED, null, null), now); // after the flush: a moved run is a RunMovedOn
+        attempts.ended(run.id(), generation, attempt, new StepAttempts.Ending(AttemptOutcome.SUCCEEDED, null, null), now); // after the flush: a moved run is a RunMovedOn
         return next;
     }
 

@@ -228,7 +228,7 @@ public class StepTransaction {
         }
         try {
             return new Succeeded(claimed != null ? records.succeededFirst(connection, claimed, message, step, output, inline, incarnation)
-                    : records.succeeded(message, step, output, incarnation));
+                    : records.succeeded(message, step, claim.attempt(), output, incarnation));
         } catch (StepLedger.RunMovedOn fenced) {
             // the fencing at work (an operator's stop, a sweep, a requeue while the step ran): nothing failed to be written
             session.setRollbackOnly();

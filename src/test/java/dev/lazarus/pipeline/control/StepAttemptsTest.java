@@ -27,4 +27,15 @@ class StepAttemptsTest {
         assertEquals(PermanentStepFailure.class.getName(), ending.exceptionClass());
         assertEquals("unsupported", ending.message());
     }
+
+    /**
+     * A copy of a dispatch claimed while the first delivery still ran has its own row: the first one's end is written on
+     * its own row (by number), never on the copy's, and only earlier numbers are taken for interrupted by a later claim.
+     */
+    @Test
+    void anAttemptsEndIsWrittenOnItsOwnRowOnly() {
+        assertTrue(StepAttempts.ENDED.contains("attempt = ?7"), StepAttempts.ENDED);
+        assertTrue(StepAttempts.ENDED.contains("'" + AttemptOutcome.INTERRUPTED.name() + "'"),
+                "its own end is the truth, whatever a later delivery took it for: " + StepAttempts.ENDED);
+    }
 }
