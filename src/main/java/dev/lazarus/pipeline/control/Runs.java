@@ -98,7 +98,8 @@ public class Runs {
     public Started startAlong(String pipelineName, JsonObject payload, String submissionKey, String request,
                               java.util.function.Consumer<Run> alongside) {
         try (Dispatches.Recording recording = dispatches.recording()) {
-            Started started = newRuns.start(new Submission(pipelineName, payload), submissionKey, request, recording.incarnation(), alongside);
+            Started started = committed(recording,
+                    () -> newRuns.start(new Submission(pipelineName, payload), submissionKey, request, recording.incarnation(), alongside));
             recording.send(started.dispatches()); // one it could not send is sent again by the dispatch recovery
             return started;
         }
