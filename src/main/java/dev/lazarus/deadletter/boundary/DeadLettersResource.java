@@ -102,7 +102,7 @@ public class DeadLettersResource {
         Map<UUID, RunTags> tags = searches.tagsOf(found.stream().map(DeadLetterSummary::runId).filter(Objects::nonNull).distinct().toList());
         return new Page<>(found.stream().map(d -> DeadLetterView.summary(d, d.runId() == null ? RunTags.NONE
                         : tags.getOrDefault(d.runId(), RunTags.NONE))).toList(),
-                deadLetters.count(filter, search), first, size);
+                deadLetters.countFound(filter, search), first, size);
     }
 
     /**

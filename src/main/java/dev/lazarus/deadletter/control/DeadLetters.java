@@ -5,6 +5,7 @@ import dev.lazarus.deadletter.entity.DeadLetterEvent;
 import dev.lazarus.deadletter.entity.DeadLetterFilter;
 import dev.lazarus.pipeline.control.RunSearches;
 import dev.lazarus.pipeline.entity.RunSearch;
+import dev.lazarus.platform.control.Counted;
 import dev.lazarus.deadletter.entity.Fingerprint;
 import dev.lazarus.deadletter.entity.DeadLetterReason;
 import dev.lazarus.deadletter.entity.DeadLetterStatus;
@@ -177,6 +178,17 @@ public class DeadLetters {
         TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter, search, parameters), Long.class);
         parameters.forEach(query::setParameter);
         return query.getSingleResult();
+    }
+
+    /** The dead letters of the runs a search finds, counted up to {@link RunSearches#COUNT_CAP} (see {@code Runs#countFound}). */
+    public Counted countFound(DeadLetterFilter filter, RunSearch search) {
+        if (search == null || search.isEmpty()) {
+            return new Counted(count(filter, search), false);
+        }
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<Long> query = em.createQuery("select d.id from DeadLetter d where " + where(filter, search, parameters), Long.class);
+        parameters.forEach(query::setParameter);
+        return Counted.upTo(RunSearches.COUNT_CAP, query.setMaxResults(RunSearches.COUNT_CAP + 1).getResultList().size());
     }
 
     /**

@@ -297,7 +297,7 @@ public class RunsResource {
         List<RunSummary> found = runs.list(wanted, pipeline, search, first, size);
         Map<UUID, RunTags> tags = searches.tagsOf(found.stream().map(RunSummary::id).toList());
         return new Page<>(found.stream().map(run -> RunView.summary(run, tags.getOrDefault(run.id(), RunTags.NONE))).toList(),
-                runs.count(wanted, pipeline, search), first, size);
+                runs.countFound(wanted, pipeline, search), first, size);
     }
 
     /** The whole request may be the payload limit plus room for the envelope. */

@@ -5,6 +5,7 @@ import dev.lazarus.pipeline.entity.RunSearch;
 import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.RunTags;
 import dev.lazarus.pipeline.entity.StepExecution;
+import dev.lazarus.platform.control.Counted;
 import dev.lazarus.platform.control.Problem;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -179,6 +180,20 @@ public class Runs {
         TypedQuery<Long> query = em.createQuery("select count(r) from Run r where " + where(state, pipeline, search, parameters), Long.class);
         parameters.forEach(query::setParameter);
         return query.getSingleResult();
+    }
+
+    /**
+     * The runs a search finds, counted up to {@link RunSearches#COUNT_CAP}: rows read with a limit, so a search that
+     * matches a third of all runs costs a thousand index lookups, not a count of all of them.
+     */
+    public Counted countFound(RunState state, String pipeline, RunSearch search) {
+        if (search == null || search.isEmpty()) {
+            return new Counted(count(state, pipeline, search), false);
+        }
+        Map<String, Object> parameters = new HashMap<>();
+        TypedQuery<UUID> query = em.createQuery("select r.id from Run r where " + where(state, pipeline, search, parameters), UUID.class);
+        parameters.forEach(query::setParameter);
+        return Counted.upTo(RunSearches.COUNT_CAP, query.setMaxResults(RunSearches.COUNT_CAP + 1).getResultList().size());
     }
 
     private static String where(RunState state, String pipeline, RunSearch search, Map<String, Object> parameters) {
