@@ -1,4 +1,4 @@
--- Version 24 (issue #23): every delivery of a step, and runs recreated from others.
+-- Version 27 (issue #23): every delivery of a step, and runs recreated from others.
 --
 -- One row per attempt of a step's dispatch (a run, a generation): who ran it (the WildFly node), when, and how it
 -- ended. Keyed by the dispatch and the attempt number, so no sequence is drawn on the hot path: a step's first

@@ -1,4 +1,4 @@
--- Version 25 (issue #23): events and webhooks.
+-- Version 28 (issue #23): events and webhooks.
 --
 -- Every dead letter, requeue, resolve, discard, stop, hold and resume writes one row here in the transaction that
 -- made the change (an outbox: the row exists if and only if the change committed). After the commit the event is

@@ -169,7 +169,7 @@ class WebhooksIT extends LazarusIT {
         operator.post("api/runs/" + run + "/stop", "{\"note\":\"stopped to see the webhook fail\"}").ok();
         JsonObject deadLetter = Await.until("the delivery to be dead-lettered", Duration.ofSeconds(90),
                 () -> viewer.get("api/dead-letters?pipeline=webhook-delivery&limit=50").ok().json().getJsonArray("items").stream()
-                        .map(JsonValue::asJsonObject).filter(d -> d.toString().contains("post")).findFirst().orElse(null), d -> d != null);
+                        .map(JsonValue::asJsonObject).filter(this::ofADeliveryReceived).findFirst().orElse(null), d -> d != null);
         assertEquals("webhook-delivery", deadLetter.getString("pipeline"));
         assertTrue(received.size() >= 3, "retried: the test server allows 3 attempts; the receiver got " + received.size());
         Set<String> deliveries = new HashSet<>();
@@ -177,6 +177,94 @@ class WebhooksIT extends LazarusIT {
         assertEquals(1, deliveries.size(), "every attempt carries the same delivery id");
         Await.until("its message in DLQ.lazarus.webhook-delivery.post", Duration.ofSeconds(30),
                 () -> broker.messageCount("DLQ.lazarus.webhook-delivery.post"), n -> n >= 1);
+
+        // the pipeline is internal: no recreate, no payload edit of its dead letter (a body of one's own, signed and POSTed)
+        long id = deadLetter.getJsonNumber("id").longValue();
+        long deliveryRuns = viewer.get("api/runs?pipeline=webhook-delivery").ok().json().getJsonNumber("total").longValue();
+        for (Api.Response refused : List.of(
+                operator.post("api/dead-letters/" + id + "/recreate", "{\"payload\":{\"webhook\":\"failing\",\"body\":{\"forged\":true}}}"),
+                operator.post("api/dead-letters/" + id + "/recreate", "{}"),
+                operator.post("api/runs/" + deadLetter.getString("runId") + "/recreate", "{}"),
+                operator.post("api/dead-letters/" + id + "/requeue", "{\"payload\":{\"webhook\":\"failing\",\"body\":{\"forged\":true}},"
+                        + "\"note\":\"forging\"}"))) {
+            assertEquals(409, refused.status(), refused.body());
+            assertEquals("application/problem+json", refused.contentType());
+            assertTrue(refused.body().contains("internal"), refused.body());
+        }
+        assertEquals(deliveryRuns, viewer.get("api/runs?pipeline=webhook-delivery").ok().json().getJsonNumber("total").longValue());
+        assertTrue(received.stream().noneMatch(r -> r.body().contains("forged")));
+        // a requeue resends it as it was, once the receiver is back
+        answer = 204;
+        int before = received.size();
+        operator.post("api/dead-letters/" + id + "/requeue", "").ok();
+        Await.until("the requeued delivery", Duration.ofSeconds(60), received::size, n -> n > before);
+        assertTrue(received.stream().noneMatch(r -> r.body().contains("forged")));
+    }
+
+    @Test
+    void aReceiverThatRefusesWith410IsNotRetriedItsDeliveryIsADeadLetterAtOnce() {
+        answer = 410;
+        assertEquals(201, createWebhook("revoked", "[\"stopped\"]").status());
+        String run = operator.startRun("{\"failures\":{\"index\":{\"mode\":\"hang\",\"seconds\":30}}}");
+        Await.until("run " + run + " to be in progress", Duration.ofSeconds(60), () -> viewer.run(run),
+                r -> "IN_PROGRESS".equals(r.getString("state")));
+        operator.post("api/runs/" + run + "/stop", "{\"note\":\"stopped to see the webhook refused\"}").ok();
+        JsonObject deadLetter = Await.until("the delivery to be dead-lettered", Duration.ofSeconds(90),
+                () -> viewer.get("api/dead-letters?pipeline=webhook-delivery&limit=50").ok().json().getJsonArray("items").stream()
+                        .map(JsonValue::asJsonObject).filter(this::ofADeliveryReceived).findFirst().orElse(null), d -> d != null);
+        assertEquals("NON_RETRYABLE", deadLetter.getString("reason"), deadLetter.toString());
+        assertEquals(1, received.size(), "a refusal is not retried");
+    }
+
+    @Test
+    void theWebhookPipelineTakesNoRunsFromOutside() {
+        long deliveryRuns = viewer.get("api/runs?pipeline=webhook-delivery").ok().json().getJsonNumber("total").longValue();
+        String forged = "{\"pipeline\":\"webhook-delivery\",\"payload\":{\"webhook\":\"from-configuration\",\"type\":\"held\","
+                + "\"body\":{\"forged\":true}}}";
+        for (Api.Response refused : List.of(operator.post("api/runs", forged),
+                operator.post("api/runs", forged, "Idempotency-Key", "forged-1"),
+                operator.post("api/runs/batch", "{\"runs\":[{\"pipeline\":\"document-ingestion\",\"payload\":{}}," + forged + "]}"))) {
+            assertEquals(409, refused.status(), refused.body());
+            assertEquals("application/problem+json", refused.contentType());
+            assertTrue(refused.body().contains("internal"), refused.body());
+        }
+        assertEquals(deliveryRuns, viewer.get("api/runs?pipeline=webhook-delivery").ok().json().getJsonNumber("total").longValue(),
+                "nothing stored");
+    }
+
+    @Test
+    void aViewerSeesTheUrlMaskedAnOperatorWhole() {
+        assertEquals(201, createWebhook("masked", "[]").status());
+        String masked = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/…";
+        assertEquals(masked, viewer.get("api/webhooks/masked").ok().json().getString("url"));
+        assertTrue(viewer.get("api/webhooks").ok().body().contains(masked));
+        assertFalse(viewer.get("api/webhooks").ok().body().contains("/hook"));
+        assertFalse(viewer.get("api/webhooks").ok().body().contains("/configured"));
+        assertEquals(hookUrl(), operator.get("api/webhooks/masked").ok().json().getString("url"));
+        assertTrue(operator.get("api/webhooks").ok().body().contains(hookUrl()));
+    }
+
+    @Test
+    void twoCreatesOfOneNameAtOnceMakeOneWebhookAndA409() throws Exception {
+        String body = "{\"name\":\"raced\",\"url\":\"" + hookUrl() + "\",\"secret\":\"" + SECRET + "\"}";
+        List<java.util.concurrent.Future<Api.Response>> answers = new ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            for (int i = 0; i < 8; i++) {
+                answers.add(pool.submit(() -> operator.post("api/webhooks", body)));
+            }
+            List<Integer> statuses = new ArrayList<>();
+            for (java.util.concurrent.Future<Api.Response> answer : answers) {
+                statuses.add(answer.get().status());
+            }
+            if (statuses.contains(201)) {
+                created.add("raced");
+            }
+            assertEquals(1, statuses.stream().filter(s -> s == 201).count(), statuses.toString());
+            assertEquals(7, statuses.stream().filter(s -> s == 409).count(), statuses.toString());
+        } finally {
+            pool.shutdown();
+        }
     }
 
     @Test
@@ -207,7 +295,8 @@ class WebhooksIT extends LazarusIT {
                 "{\"name\":\"h6\",\"url\":\"http://example.com/\",\"secret\":\"" + SECRET + "\",\"owner\":\"me\"}",
                 "{\"name\":\"h7\",\"url\":\"http://example.com/\",\"secret\":\"short\"}",
                 "{\"name\":\"h8\",\"url\":\"http://example.com/\",\"secret\":\"" + SECRET + "\",\"types\":[\"exploded\"]}",
-                "{\"name\":\"h9\",\"url\":\"http://example.com/\"}")) {
+                "{\"name\":\"h9\",\"url\":\"http://example.com/\"}",
+                "{\"name\":\"h10\",\"url\":\"http://example.com:99999/\",\"secret\":\"" + SECRET + "\"}")) {
             Api.Response response = operator.post("api/webhooks", body);
             assertEquals(400, response.status(), body + " -> " + response.body());
             assertEquals("application/problem+json", response.contentType());
@@ -217,6 +306,11 @@ class WebhooksIT extends LazarusIT {
         assertEquals(400, viewer.get("api/events?after=-1").status());
         assertEquals(400, viewer.get("api/events?limit=1001").status());
         assertEquals(400, viewer.get("api/events?since=1").status());
+    }
+
+    /** Whether the dead letter is of a delivery this test's receiver got (its run id is the X-Lazarus-Delivery header). */
+    private boolean ofADeliveryReceived(JsonObject deadLetter) {
+        return received.stream().anyMatch(r -> deadLetter.getString("runId", "").equals(r.header("X-Lazarus-Delivery")));
     }
 
     private Api operator() {

@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * The webhooks page ({@code /admin/webhooks.xhtml}): every webhook, where it comes from, what it wants and whether it has
- * a secret ("set"), never the secret itself. Read-only: webhooks are changed over {@code /api/webhooks} or in the
+ * a secret ("set"), never the secret itself; its URL masked for viewers. Read-only: webhooks are changed over {@code /api/webhooks} or in the
  * configuration.
  */
 @Named
@@ -26,6 +26,11 @@ public class WebhooksPage {
             all = webhooks.all();
         }
         return all;
+    }
+
+    /** Whole for an operator, {@code scheme://host[:port]/…} for a viewer: a chat service's webhook URL is a credential. */
+    public String url(Webhook webhook) {
+        return webhooks.shownUrl(webhook);
     }
 
     public String types(Webhook webhook) {

@@ -147,6 +147,9 @@ public class RequeueService {
         Target target = target(deadLetter).orElseThrow(() -> Problem.conflict(whyNot(deadLetter)));
         Run run = target.run();
         PipelineDefinition pipeline = pipelines.find(run.pipeline()).orElseThrow();
+        if (fix == Fix.EDIT_PAYLOAD) {
+            pipeline.requireExternalRuns("editing a run's payload");
+        }
         if (fix == Fix.SKIP_STEP && !target.step().skippable()) {
             throw Problem.conflict("step " + target.step().name() + " of pipeline " + pipeline.name() + " is not skippable (its"
                     + " pipeline does not declare it so: the steps after it need its output); requeue it, edit the payload,"

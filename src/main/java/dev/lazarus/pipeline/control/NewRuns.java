@@ -96,11 +96,28 @@ public class NewRuns {
     @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
     public Runs.Started start(Runs.Submission submission, String submissionKey, String request, String incarnation,
                               java.util.function.Consumer<Run> alongside) {
+        return start(submission, submissionKey, request, incarnation, alongside, false);
+    }
+
+    /**
+     * Starts a run of a pipeline Lazarus runs for itself, {@link PipelineDefinition#requireExternalRuns internal} or not:
+     * only for Lazarus's own callers (webhook notifications), never with a payload from outside.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public Runs.Started startInternal(String pipelineName, JsonObject payload, String submissionKey, String incarnation) {
+        return start(new Runs.Submission(pipelineName, payload), submissionKey, null, incarnation, run -> { }, true);
+    }
+
+    private Runs.Started start(Runs.Submission submission, String submissionKey, String request, String incarnation,
+                               java.util.function.Consumer<Run> alongside, boolean internal) {
         String pipelineName = submission.pipeline();
         JsonObject payload = submission.payload();
         PipelineDefinition pipeline = pipelines.find(pipelineName).orElseThrow(() -> Problem.unprocessable(
                 "unknown pipeline '" + pipelineName + "'; known pipelines: "
                         + pipelines.all().stream().map(PipelineDefinition::name).toList()));
+        if (!internal) {
+            pipeline.requireExternalRuns("starting a run of it");
+        }
         String key = submissionKey == null ? null : callerKey(submissionKey, "");
         String digest = key == null ? null : sha256(pipeline.name() + "\n" + (request != null ? request
                 : canonical(payload) + tagged(submission.tags())));
@@ -176,6 +193,9 @@ public class NewRuns {
         if (!unknown.isEmpty()) {
             throw Problem.unprocessable(Problem.listing(unknown, submissions.size() + " runs") + "; known pipelines: "
                     + pipelines.all().stream().map(PipelineDefinition::name).toList());
+        }
+        for (int i = 0; i < definitions.size(); i++) {
+            definitions.get(i).requireExternalRuns("runs[" + i + "]: starting a run of it");
         }
         String key = submissionKey == null ? null : callerKey(submissionKey, BATCH_ITEM + (submissions.size() - 1));
         List<String> keys = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.lazarus.pipeline.control;
 
+import dev.lazarus.platform.control.Problem;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,6 +16,10 @@ import java.util.Set;
  * ({@link Builder#runbook(String, String)}, {@link Builder#stepRunbook(String, String)}): the words only the people who
  * wrote the pipeline know (which service a step calls, whom to page). {@link #runbookAddition} says which one a dead letter
  * shows.
+ *
+ * <p>A pipeline Lazarus runs for itself ({@link Builder#internal()}, such as the webhooks' delivery) takes no runs from
+ * outside: its runs are started by Lazarus with payloads it writes, and no one may submit, recreate or edit one
+ * ({@link #requireExternalRuns}).
  */
 public final class PipelineDefinition {
 
@@ -28,9 +33,11 @@ public final class PipelineDefinition {
     private final List<StepDefinition> steps;
     /** Runbook texts per reason code ({@link #EVERY_REASON}: all), of the pipeline ({@code null} step) and of each step. */
     private final Map<String, Map<String, String>> runbooks;
+    private final boolean internal;
 
-    private PipelineDefinition(String name, List<StepDefinition> steps, Map<String, Map<String, String>> runbooks) {
+    private PipelineDefinition(String name, List<StepDefinition> steps, Map<String, Map<String, String>> runbooks, boolean internal) {
         this.name = name;
+        this.internal = internal;
         this.steps = List.copyOf(steps);
         Map<String, Map<String, String>> copy = new HashMap<>();
         runbooks.forEach((step, texts) -> copy.put(step, Map.copyOf(texts)));
@@ -90,6 +97,23 @@ public final class PipelineDefinition {
         return name;
     }
 
+    /** Whether runs of it may come from outside: submitted, recreated, their payload edited (over the API or the admin pages). */
+    public boolean acceptsExternalRuns() {
+        return !internal;
+    }
+
+    /**
+     * The rule of an {@link Builder#internal() internal} pipeline, for every way a run or its payload comes from outside:
+     * 409 saying that {@code what} (say, "submitting a run of it") is refused. A payload it did not write would be
+     * processed as its own: the webhooks' delivery would sign and POST any body with a webhook's secret.
+     */
+    public void requireExternalRuns(String what) {
+        if (internal) {
+            throw Problem.conflict("pipeline '" + name + "' is internal: Lazarus starts its runs itself, with payloads it writes;"
+                    + " " + what + " is refused (a dead letter of it may be requeued, discarded or resolved)");
+        }
+    }
+
     public List<StepDefinition> steps() {
         return steps;
     }
@@ -116,6 +140,7 @@ public final class PipelineDefinition {
         private final String name;
         private final List<StepDefinition> steps = new ArrayList<>();
         private final Map<String, Map<String, String>> runbooks = new HashMap<>();
+        private boolean internal;
 
         private Builder(String name) {
             StepDefinition.requireName(name, "pipeline name");
@@ -129,6 +154,12 @@ public final class PipelineDefinition {
         public Builder step(String stepName, String queue, Class<? extends StepHandler> handler, RetryPolicy policy,
                             Staleness staleness) {
             steps.add(new StepDefinition(name, stepName, queue, handler, policy, staleness, false));
+            return this;
+        }
+
+        /** Lazarus alone starts runs of this pipeline and writes their payloads (see {@link PipelineDefinition#requireExternalRuns}). */
+        public Builder internal() {
+            this.internal = true;
             return this;
         }
 
@@ -205,7 +236,7 @@ public final class PipelineDefinition {
                     throw new IllegalStateException("pipeline " + name + " uses queue " + step.queue() + " twice");
                 }
             }
-            return new PipelineDefinition(name, steps, runbooks);
+            return new PipelineDefinition(name, steps, runbooks, internal);
         }
     }
 }

@@ -67,6 +67,19 @@ public class Runs {
         }
     }
 
+    /**
+     * Starts a run like {@link #start(String, JsonObject, String)}, of an internal pipeline too: for Lazarus's own callers
+     * only, with a payload they wrote (see {@link PipelineDefinition#requireExternalRuns}).
+     */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public Started startInternal(String pipelineName, JsonObject payload, String submissionKey) {
+        try (Dispatches.Recording recording = dispatches.recording()) {
+            Started started = committed(recording, () -> newRuns.startInternal(pipelineName, payload, submissionKey, recording.incarnation()));
+            recording.send(started.dispatches()); // one it could not send is sent again by the dispatch recovery
+            return started;
+        }
+    }
+
     /** One run to start: its pipeline, payload and tags, already checked for shape by the caller. */
     public record Submission(String pipeline, JsonObject payload, RunTags tags) {
 

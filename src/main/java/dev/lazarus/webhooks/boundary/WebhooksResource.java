@@ -33,7 +33,8 @@ import java.util.Set;
  * The webhooks over HTTP: {@code GET /api/webhooks} and {@code GET /api/webhooks/{name}} (viewer);
  * {@code POST /api/webhooks} with {@code {"name", "url", "secret", "types": [...], "enabled"}},
  * {@code PUT /api/webhooks/{name}} with the same but the name (a secret left out is kept) and
- * {@code DELETE /api/webhooks/{name}} (operator). The secret is never given back: a webhook shows {@code "secret": "set"}.
+ * {@code DELETE /api/webhooks/{name}} (operator). The secret is never given back: a webhook shows {@code "secret": "set"};
+ * a viewer sees its URL masked ({@link Webhook#maskedUrl}).
  */
 @Path("webhooks")
 @RequestScoped
@@ -49,14 +50,14 @@ public class WebhooksResource {
     @GET
     public List<View> list(@Context UriInfo uri) {
         QueryParams.onlyKnown(uri, Set.of());
-        return webhooks.all().stream().map(View::of).toList();
+        return webhooks.all().stream().map(this::view).toList();
     }
 
     @GET
     @Path("{name}")
     public View show(@PathParam("name") String name, @Context UriInfo uri) {
         QueryParams.onlyKnown(uri, Set.of());
-        return View.of(webhooks.find(name).orElseThrow(() -> Problem.notFound("no webhook named " + Text.printable(name, 100))));
+        return view(webhooks.find(name).orElseThrow(() -> Problem.notFound("no webhook named " + Text.printable(name, 100))));
     }
 
     @POST
@@ -70,7 +71,7 @@ public class WebhooksResource {
         }
         Webhook created = webhooks.create(name, change(request));
         return Response.status(Response.Status.CREATED).location(uri.getAbsolutePathBuilder().path(created.name()).build())
-                .entity(View.of(created)).build();
+                .entity(view(created)).build();
     }
 
     @PUT
@@ -79,7 +80,7 @@ public class WebhooksResource {
         QueryParams.onlyKnown(uri, Set.of());
         JsonObject request = JsonBodies.readObject(body, REQUEST_BYTES, EXPECTED);
         JsonBodies.requireOnly(request, "url", "secret", "types", "enabled");
-        return View.of(webhooks.update(name, change(request)));
+        return view(webhooks.update(name, change(request)));
     }
 
     @DELETE
@@ -88,6 +89,10 @@ public class WebhooksResource {
         QueryParams.onlyKnown(uri, Set.of());
         webhooks.delete(name);
         return Response.noContent().build();
+    }
+
+    private View view(Webhook webhook) {
+        return View.of(webhook, webhooks.shownUrl(webhook));
     }
 
     private static Webhooks.Change change(JsonObject request) {
@@ -124,12 +129,15 @@ public class WebhooksResource {
         }
     }
 
-    /** A webhook as the API shows it: never its secret, only whether it has one. */
+    /**
+     * A webhook as the API shows it: never its secret, only whether it has one; its URL whole to an operator, to a viewer
+     * only {@code scheme://host[:port]/…} (a chat service's webhook URL is itself the credential).
+     */
     public record View(String name, String url, String secret, List<String> types, boolean enabled, String source, boolean readOnly,
                        Instant createdAt, Instant updatedAt, String updatedBy) {
 
-        static View of(Webhook w) {
-            return new View(w.name(), w.url(), w.hasSecret() ? "set" : null, w.typeNames(), w.enabled(),
+        static View of(Webhook w, String url) {
+            return new View(w.name(), url, w.hasSecret() ? "set" : null, w.typeNames(), w.enabled(),
                     w.source().name().toLowerCase(java.util.Locale.ROOT), w.fromConfiguration(), w.createdAt(), w.updatedAt(), w.updatedBy());
         }
     }

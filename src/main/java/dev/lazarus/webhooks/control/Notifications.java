@@ -128,7 +128,7 @@ public class Notifications {
                 JsonObject payload = JSON.createObjectBuilder().add("webhook", webhook).add("type", type).add("count", count)
                         .add("body", body).build();
                 try {
-                    runs.start(WebhookDelivery.NAME, payload, "webhook-window-" + id);
+                    runs.startInternal(WebhookDelivery.NAME, payload, "webhook-window-" + id);
                     started++;
                 } catch (Problem e) {
                     // started by an earlier flush of this window whose transaction did not commit (422: the count grew since)

@@ -13,7 +13,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * {@value #QUEUE} with its own {@code DLQ.} queue. A receiver that keeps failing costs a delivery its attempts, with
  * backoff ({@code lazarus.webhooks.attempts}, default 6; {@code lazarus.webhooks.retry-delay}, default 5 s, doubling,
  * at most {@code lazarus.webhooks.retry-cap}, default 5 min), and then the delivery is a dead letter like any other:
- * in the Artemis console, on the admin pages, requeued when the receiver is back.
+ * in the Artemis console, on the admin pages, requeued when the receiver is back. It is internal: its runs cannot be
+ * submitted, recreated or have their payload edited from outside.
  */
 @ApplicationScoped
 public class WebhookDelivery implements Pipeline {
@@ -38,6 +39,8 @@ public class WebhookDelivery implements Pipeline {
     public PipelineDefinition definition() {
         return PipelineDefinition.named(NAME)
                 .step(STEP, QUEUE, PostNotification.class, RetryPolicy.attempts(attempts).delay(retryDelay).multiplier(2).cap(retryCap))
+                // a payload from outside would be signed with a webhook's secret and POSTed: only Notifications starts these
+                .internal()
                 .build();
     }
 }

@@ -10,6 +10,7 @@ import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.PersistenceException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -41,6 +42,11 @@ public class Webhooks {
         return em.createQuery("select w from Webhook w order by w.name", Webhook.class).getResultList();
     }
 
+    /** Its URL as the caller may see it: whole for an operator, {@link Webhook#maskedUrl masked} for anyone else. */
+    public String shownUrl(Webhook webhook) {
+        return session.isCallerInRole("operator") ? webhook.url() : webhook.maskedUrl();
+    }
+
     /** Empty for a name no webhook can have (a NUL, say, which the database would refuse to read). */
     public Optional<Webhook> find(String name) {
         try {
@@ -51,7 +57,7 @@ public class Webhooks {
         return Optional.ofNullable(em.find(Webhook.class, name));
     }
 
-    /** 409 if one of that name exists. */
+    /** 409 if one of that name exists, or is created meanwhile. */
     @RolesAllowed("operator")
     public Webhook create(String name, Change change) {
         valid(() -> {
@@ -67,6 +73,11 @@ public class Webhooks {
         Webhook webhook = valid(() -> new Webhook(name, Webhook.Source.API, change.url(), change.secret(), change.types(), change.enabled(),
                 caller(), clock.instant()));
         em.persist(webhook);
+        try {
+            em.flush(); // two creates of one name at once: the second waits for the first and then clashes here, not at commit (a 500)
+        } catch (PersistenceException e) {
+            throw Problem.conflict("a webhook named " + name + " was just created by another request; update it instead");
+        }
         return webhook;
     }
 

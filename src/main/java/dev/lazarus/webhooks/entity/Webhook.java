@@ -25,10 +25,10 @@ import java.util.stream.Collectors;
  * A receiver of events: where they are POSTed, the secret they are signed with, which types it wants (all if none are
  * named) and whether it is enabled. One from the configuration ({@link Source#CONFIGURATION}) is written at every
  * start and changed nowhere else. The secret is kept to sign with and never given back: {@link #hasSecret} is all
- * anyone may learn of it.
+ * anyone may learn of it. Its URL may be a credential too: viewers see only {@link #maskedUrl}.
  *
  * <p>Its rules are checked here, whatever the way in: a name of lower-case letters, digits and dashes; an absolute
- * http or https URL with a host, at most {@value #URL_LENGTH} characters, no control character or blank; a secret of
+ * http or https URL with a host and a port (if any) of 1 to 65535, at most {@value #URL_LENGTH} characters, no control character or blank; a secret of
  * {@value #SECRET_MIN} to {@value #SECRET_LENGTH} printable characters; known event types. A broken rule is an
  * {@link IllegalArgumentException} that says which.
  */
@@ -136,6 +136,9 @@ public class Webhook {
         if (uri.getHost() == null || uri.getRawUserInfo() != null || uri.getRawFragment() != null) {
             throw new IllegalArgumentException("'url' needs a host, and takes no user name, password or fragment (put secrets in 'secret')");
         }
+        if (uri.getPort() != -1 && (uri.getPort() < 1 || uri.getPort() > 65535)) {
+            throw new IllegalArgumentException("'url' has port " + uri.getPort() + "; a port is 1 to 65535");
+        }
         return url;
     }
 
@@ -173,6 +176,21 @@ public class Webhook {
 
     public List<String> typeNames() {
         return types == null ? List.of() : List.of(types.split(","));
+    }
+
+    /**
+     * The URL as a viewer sees it, {@code scheme://host[:port]/…}: the path and query of a chat service's webhook URL
+     * (Slack, Teams, Discord) are the credential that lets anyone post to it.
+     */
+    public String maskedUrl() {
+        URI uri = URI.create(url);
+        return origin(url) + (uri.getPort() == -1 ? "" : ":" + uri.getPort()) + "/…";
+    }
+
+    /** {@code scheme://host} of a URL, all a log may say of it (see {@link #maskedUrl}). */
+    public static String origin(String url) {
+        URI uri = URI.create(url);
+        return uri.getScheme().toLowerCase(Locale.ROOT) + "://" + uri.getHost();
     }
 
     public boolean hasSecret() {

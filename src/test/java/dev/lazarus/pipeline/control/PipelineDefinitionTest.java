@@ -22,6 +22,19 @@ class PipelineDefinitionTest {
             .build();
 
     @Test
+    void anInternalPipelineRefusesRunsFromOutsideWithA409AndAnOrdinaryOneTakesThem() {
+        PipelineDefinition internal = PipelineDefinition.named("own").step("a", "q.own", Noop.class, RetryPolicy.DEFAULT).internal().build();
+        assertTrue(!internal.acceptsExternalRuns());
+        dev.lazarus.platform.control.Problem refused = assertThrows(dev.lazarus.platform.control.Problem.class,
+                () -> internal.requireExternalRuns("starting a run of it"));
+        assertEquals(409, refused.status());
+        assertTrue(refused.getMessage().contains("pipeline 'own' is internal") && refused.getMessage().contains("starting a run of it"),
+                refused.getMessage());
+        assertTrue(pipeline.acceptsExternalRuns());
+        pipeline.requireExternalRuns("starting a run of it");
+    }
+
+    @Test
     void stepsFollowEachOtherInDeclarationOrder() {
         assertEquals("a", pipeline.first().name());
         assertEquals("b", pipeline.after("a").orElseThrow().name());

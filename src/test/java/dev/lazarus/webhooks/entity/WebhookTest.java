@@ -19,9 +19,26 @@ class WebhookTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"ftp://example.com/x", "file:///etc/passwd", "javascript:alert(1)", "http://", "example.com/hook",
-            "http://user:pw@example.com/", "http://example.com/a b", "http://example.com/\u0007", "https://exämple.com/"})
+            "http://user:pw@example.com/", "http://example.com/a b", "http://example.com/\u0007", "https://exämple.com/",
+            "http://example.com:99999/hook", "http://example.com:0/hook", "https://example.com:65536/"})
     void aUrlThatIsNotAPlainHttpOrHttpsAddressIsRefused(String url) {
         assertThrows(IllegalArgumentException.class, () -> new Webhook("chat", Webhook.Source.API, url, SECRET, Set.of(), true, "op", Instant.now()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"http://example.com:1/hook", "https://example.com:65535/", "https://example.com/hook?x=1"})
+    void aUrlWithAPortInRangeOrNoneIsAccepted(String url) {
+        assertEquals(url, Webhook.requireUrl(url));
+    }
+
+    @Test
+    void theMaskedUrlShowsOnlySchemeHostAndPortAndTheOriginOnlySchemeAndHost() {
+        Webhook slack = new Webhook("chat", Webhook.Source.API, "https://hooks.slack.com/services/T000/B000/XXXX?token=secret", SECRET,
+                Set.of(), true, "op", Instant.now());
+        assertEquals("https://hooks.slack.com/…", slack.maskedUrl());
+        Webhook withPort = new Webhook("chat", Webhook.Source.API, "HTTP://receiver:8443/t/abc", SECRET, Set.of(), true, "op", Instant.now());
+        assertEquals("http://receiver:8443/…", withPort.maskedUrl());
+        assertEquals("http://receiver", Webhook.origin(withPort.url()));
     }
 
     @Test
