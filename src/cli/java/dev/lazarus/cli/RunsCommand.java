@@ -60,14 +60,16 @@ final class RunsCommand {
                 Json.text(run, "requeueCount"), Json.time(run, "updatedAt"));
     }
 
-    /** "1-50 of 312 runs" under a page's table, so a reader knows there is more. */
+    /** "1-50 of 312 runs" (or "of 1000+" when a search capped its count) under a page's table, so a reader knows there is more. */
     static void footer(PrintWriter out, JsonValue page, String what) {
         if (page instanceof JsonObject object && object.containsKey("total")) {
             long total = Json.number(object, "total", 0);
+            // a search counts up to a cap and says so: "of 1000+"
+            String counted = total + (object.containsKey("totalCapped") && object.get("totalCapped") == JsonValue.TRUE ? "+" : "");
             long offset = Json.number(object, "offset", 0);
             int shown = Json.items(page, "items").size();
-            out.println(shown == 0 ? "no " + what + (offset > 0 ? " from " + (offset + 1) : "") + " (" + total + " in all)"
-                    : (offset + 1) + "-" + (offset + shown) + " of " + total + " " + what);
+            out.println(shown == 0 ? "no " + what + (offset > 0 ? " from " + (offset + 1) : "") + " (" + counted + " in all)"
+                    : (offset + 1) + "-" + (offset + shown) + " of " + counted + " " + what);
         }
     }
 

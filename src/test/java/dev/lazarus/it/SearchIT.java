@@ -108,6 +108,24 @@ class SearchIT extends LazarusIT {
     }
 
     @Test
+    void aSearchMatchingMoreThanAThousandRunsCountsUpToAThousandAndSaysSo() {
+        String tag = "t-" + UUID.randomUUID();
+        String item = run("{\"url\":\"https://docs.example.org/faq.html\"}", "\"labels\":[\"" + tag + "\"]");
+        assertEquals(201, operator.post("api/runs/batch", "{\"runs\":[" + String.join(",", java.util.Collections.nCopies(1_000, item)) + "]}")
+                .status());
+        JsonObject thousand = viewer.get("api/runs?label=" + tag + "&limit=1").ok().json();
+        assertEquals(1_000, thousand.getInt("total"));
+        assertFalse(thousand.containsKey("totalCapped"), "exactly 1 000: counted, not capped: " + thousand.keySet());
+        started(operator.post("api/runs", item));
+        JsonObject more = viewer.get("api/runs?label=" + tag + "&limit=1").ok().json();
+        assertEquals(1_000, more.getInt("total"));
+        assertTrue(more.getBoolean("totalCapped"), "1 001 match: at least 1 000, and the page says so");
+        assertEquals(1, more.getJsonArray("items").size());
+        assertEquals(1, viewer.get("api/runs?label=" + tag + "&limit=1&offset=1000").ok().json().getJsonArray("items").size(),
+                "pages past the cap are still served");
+    }
+
+    @Test
     void deadLettersAreFoundByTheirRunsKeyLabelAndPayload() {
         String tag = "t-" + UUID.randomUUID();
         String poison = started(operator.post("api/runs", run("{\"order\":{\"id\":\"" + tag + "\"},\"failures\":{\"fetch\":{\"mode\":\"permanent\"}}}",
