@@ -132,7 +132,9 @@ public class DispatchRecovery {
                 try {
                     batch = owed.takeOver(gone, recording.incarnation(), recording.startedAt(), BATCH);
                 } catch (RuntimeException e) {
-                    recording.outcomeUnknown(); // the runs taken over may name this incarnation now, unsent
+                    if (Failures.commitOutcomeUnknown(e)) {
+                        recording.outcomeUnknown(); // the runs taken over may name this incarnation now, unsent
+                    }
                     throw e;
                 }
                 if (batch.isEmpty()) {

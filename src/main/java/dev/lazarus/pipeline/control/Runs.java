@@ -6,7 +6,7 @@ import dev.lazarus.pipeline.entity.RunState;
 import dev.lazarus.pipeline.entity.RunTags;
 import dev.lazarus.pipeline.entity.StepExecution;
 import dev.lazarus.platform.control.Counted;
-import dev.lazarus.platform.control.Problem;
+import dev.lazarus.platform.control.Failures;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -139,18 +139,19 @@ public class Runs {
     }
 
     /**
-     * Runs a submission's transaction. When it fails other than by refusing the request, it may have committed all the
-     * same (a commit cut by the database going away is a heuristic hazard, not a rollback; the drills saw it, and the
-     * client's retry then found the run, never dispatched): its dispatches are left to the dispatch recovery.
+     * Runs a submission's transaction. When its commit's outcome is unknown (a commit cut by the database going away is a
+     * heuristic hazard, not a rollback; the database drill saw such runs stored, found by the client's retry and never
+     * dispatched), its dispatches are left to the dispatch recovery. Any other failure rolled back for sure (a refusal, a
+     * clash of keys, no connection) and retires nothing: a retired incarnation costs the recovery a look on every pass.
      */
     static <T> T committed(Dispatches.Recording recording, java.util.function.Supplier<T> submission) {
         try {
             return submission.get();
-        } catch (Problem refused) {
-            throw refused;
-        } catch (RuntimeException outcomeUnknown) {
-            recording.outcomeUnknown();
-            throw outcomeUnknown;
+        } catch (RuntimeException failed) {
+            if (Failures.commitOutcomeUnknown(failed)) {
+                recording.outcomeUnknown();
+            }
+            throw failed;
         }
     }
 

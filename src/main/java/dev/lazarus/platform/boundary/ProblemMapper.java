@@ -92,8 +92,8 @@ public final class ProblemMapper {
                 // Idempotency-Key finds it
                 LOG.log(Level.WARNING, "Request's outcome unknown, incident " + incident, exception);
                 return Response.fromResponse(problem(503, "Service unavailable", "the database or the broker went away while the"
-                                + " request was committing: it may have been done; send it again with the same Idempotency-Key to"
-                                + " find out (incident " + incident + ")"))
+                                + " request was committing: it may have been done; look before sending it again (a run's submission"
+                                + " sent again with the same Idempotency-Key finds the run it started) (incident " + incident + ")"))
                         .header("Retry-After", RETRY_AFTER_SECONDS).build();
             }
             LOG.log(Level.SEVERE, "Request failed, incident " + incident, exception);

@@ -76,6 +76,9 @@ public class Webhooks {
         try {
             em.flush(); // two creates of one name at once: the second waits for the first and then clashes here, not at commit (a 500)
         } catch (PersistenceException e) {
+            if (!dev.lazarus.platform.control.Failures.isDuplicateKey(e)) {
+                throw e; // the database away, say: a 503, not a clash
+            }
             throw Problem.conflict("a webhook named " + name + " was just created by another request; update it instead");
         }
         return webhook;

@@ -32,7 +32,7 @@ class SubmissionOutcomeTest {
             started = recording.startedAt();
             clock.advance(Duration.ofSeconds(1));
             assertThrows(EJBException.class, () -> Runs.committed(recording, () -> {
-                throw new EJBException("ARJUNA012084: One-phase commit received heuristic decision: HEURISTIC_HAZARD");
+                throw new EJBException(new jakarta.transaction.HeuristicMixedException("ARJUNA016036: HEURISTIC_HAZARD"));
             }));
         }
         clock.advance(Duration.ofSeconds(10));
@@ -45,6 +45,21 @@ class SubmissionOutcomeTest {
             clock.advance(Duration.ofSeconds(1));
             assertThrows(Problem.class, () -> Runs.committed(recording, () -> {
                 throw Problem.badRequest("no such pipeline");
+            }));
+        }
+        clock.advance(Duration.ofSeconds(10));
+        assertEquals(clock.instant(), dispatches.sentUntil());
+    }
+
+    @Test
+    void aFailureThatRolledBackForSureRetiresNothing() {
+        try (Dispatches.Recording recording = dispatches.recording()) {
+            clock.advance(Duration.ofSeconds(1));
+            assertThrows(EJBException.class, () -> Runs.committed(recording, () -> {
+                throw new EJBException(new java.sql.SQLException("duplicate key value violates unique constraint", "23505"));
+            }));
+            assertThrows(EJBException.class, () -> Runs.committed(recording, () -> {
+                throw new EJBException(new java.sql.SQLException("Connection refused", "08001"));
             }));
         }
         clock.advance(Duration.ofSeconds(10));
