@@ -13,9 +13,13 @@ create table lazarus_event (
     body             text not null,
     pipeline         varchar(100),
     -- true while the webhooks have not taken the event into their windows yet (only when an enabled webhook existed)
-    webhooks_pending boolean not null default false
+    webhooks_pending boolean not null default false,
+    -- the transaction that wrote it: followers read in (tx, id) order, and only the rows of transactions older than any
+    -- still under way (prepared ones included), so a change that commits after a younger one is never passed over
+    tx               xid8 not null default pg_current_xact_id()
 );
 create index lazarus_event_at on lazarus_event (at);
+create index lazarus_event_tx on lazarus_event (tx, id);
 create index lazarus_event_webhooks_pending on lazarus_event (id) where webhooks_pending;
 
 -- Webhooks configured by API or admin page (source API) and those read from the configuration at start (source

@@ -145,6 +145,24 @@ public class TestFixtures {
     }
 
     /**
+     * Writes an event row (body {@code {"marker": ...}}) in a transaction of its own and keeps that transaction open from
+     * {@code written} until {@code release}: a change that has written its event and not committed yet.
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    public void writeEventAndWait(String marker, java.util.concurrent.CountDownLatch written, java.util.concurrent.CountDownLatch release)
+            throws InterruptedException {
+        writeEvent(marker);
+        written.countDown();
+        release.await(1, java.util.concurrent.TimeUnit.MINUTES);
+    }
+
+    /** Writes an event row (body {@code {"marker": ...}}) in the caller's transaction. */
+    public void writeEvent(String marker) {
+        em.createNativeQuery("insert into lazarus_event (id, type, at, body, pipeline) values (nextval('lazarus_event_seq'), 'held', now(),"
+                + " ?1, 'events-follow-test')").setParameter(1, "{\"marker\":\"" + marker + "\"}").executeUpdate();
+    }
+
+    /**
      * Records a dead letter as a sweep does: the run locked first, the dead letter written at flush, in a
      * transaction of its own; between the two it waits from {@code locked} until {@code proceed}.
      *

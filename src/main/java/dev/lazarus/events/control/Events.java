@@ -14,7 +14,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,62 +134,45 @@ public class Events {
     }
 
     /**
-     * How long an id missing between two stored events may still be a transaction that has not committed yet. Ids come
-     * from a sequence when a change writes its event, and changes commit in their own order: event 101 can be readable
-     * while 100's change is still under way. A follower that moved its cursor past 101 would never see 100; so a read
-     * stops before a gap while the event after it is younger than this (a gap older than that is a change that rolled
-     * back, or events purged), and the cursor only moves over settled ids.
+     * The events every transaction still under way cannot precede: those of transactions older than the oldest one running
+     * (prepared ones included). Ids come from a sequence when a change writes its event, and changes commit in their own
+     * order, so event 101 can be readable while the change that wrote 100 is still under way; a follower that moved past
+     * 101 by id would never see 100. Read in the order of the writing transactions instead, and only up to the oldest
+     * one running, a follower's position ({@code after}: the last event it read) is passed by nothing that commits later.
      */
-    static final Duration SETTLE = Duration.ofSeconds(10);
+    private static final String SETTLED = "tx < pg_snapshot_xmin(pg_current_snapshot())";
 
-    /** The stored events after {@code id}, oldest first, at most {@code limit}, up to the first gap that may still fill. */
+    /**
+     * The settled events after the event {@code id}, in the order of the transactions that wrote them, at most
+     * {@code limit}. An {@code id} no longer stored (purged, or 0) reads the settled events with a greater id.
+     */
     public Read after(long id, int limit) {
-        List<Object[]> rows = em.createNativeQuery("select id, type, body, at from lazarus_event where id > ?1 order by id", Object[].class)
+        List<Object[]> rows = em.createNativeQuery("select e.id, e.type, e.body from lazarus_event e where " + SETTLED + " and"
+                        + " (case when exists (select 1 from lazarus_event p where p.id = ?1)"
+                        + " then (e.tx, e.id) > (select p.tx, p.id from lazarus_event p where p.id = ?1) else e.id > ?1 end)"
+                        + " order by e.tx, e.id", Object[].class)
                 .setParameter(1, id)
                 .setMaxResults(limit)
                 .getResultList();
-        return settled(id, rows.stream().map(Events::stored).toList(), Instant.now());
+        List<Stored> found = rows.stream().map(Events::stored).toList();
+        return new Read(found, found.isEmpty() ? id : found.get(found.size() - 1).id());
     }
 
-    /** The newest {@code limit} stored events, oldest first, up to the first gap that may still fill. */
+    /** The newest {@code limit} settled events, oldest first. */
     public Read newest(int limit) {
-        List<Object[]> rows = em.createNativeQuery("select id, type, body, at from (select id, type, body, at from lazarus_event"
-                        + " order by id desc limit ?1) newest order by id", Object[].class)
+        List<Object[]> rows = em.createNativeQuery("select id, type, body from (select id, type, body, tx from lazarus_event where "
+                        + SETTLED + " order by tx desc, id desc limit ?1) newest order by tx, id", Object[].class)
                 .setParameter(1, limit)
                 .getResultList();
-        List<Timed> found = rows.stream().map(Events::stored).toList();
-        return settled(found.isEmpty() ? 0 : found.get(0).event().id() - 1, found, Instant.now());
+        List<Stored> found = rows.stream().map(Events::stored).toList();
+        return new Read(found, found.isEmpty() ? 0 : found.get(found.size() - 1).id());
     }
 
-    /**
-     * The events of {@code found} (in id order, all after {@code after}) a follower may read without missing one: those
-     * before the first gap in the ids whose next event is younger than {@link #SETTLE}. {@code last} is the cursor to
-     * read on from: the last of them, or {@code after} when none is.
-     */
-    static Read settled(long after, List<Timed> found, Instant now) {
-        List<Stored> settled = new ArrayList<>();
-        long last = after;
-        for (Timed each : found) {
-            if (each.event().id() != last + 1 && each.at().isAfter(now.minus(SETTLE))) {
-                break;
-            }
-            settled.add(each.event());
-            last = each.event().id();
-        }
-        return new Read(settled, last);
+    private static Stored stored(Object[] row) {
+        return new Stored(((Number) row[0]).longValue(), (String) row[1], (String) row[2]);
     }
 
-    private static Timed stored(Object[] row) {
-        Object at = row[3];
-        Instant instant = at instanceof Instant i ? i : at instanceof java.time.OffsetDateTime o ? o.toInstant() : ((Timestamp) at).toInstant();
-        return new Timed(new Stored(((Number) row[0]).longValue(), (String) row[1], (String) row[2]), instant);
-    }
-
-    /** A stored event and when it was recorded. */
-    record Timed(Stored event, Instant at) {
-    }
-
-    /** Events to hand a follower, and the id to read on after. */
+    /** Events to hand a follower, and the event to read on after. */
     public record Read(List<Stored> events, long last) {
     }
 
