@@ -122,7 +122,7 @@ class WebhooksIT extends LazarusIT {
             assertTrue(event.getJsonObject("links").getString("deadLetter").contains("dead-letter.xhtml?id=" + event.getInt("deadLetterId")));
         }
 
-        // the same events at GET /api/events, in id order
+        // the same events at GET /api/events, each once (in the order of the transactions that wrote them)
         List<JsonObject> stored = new ArrayList<>();
         long cursor = after;
         while (true) {
@@ -137,10 +137,7 @@ class WebhooksIT extends LazarusIT {
         // without after: the newest, as tail shows the end of a file
         JsonObject newest = viewer.get("api/events?limit=1").ok().json();
         assertEquals(1, newest.getJsonArray("events").size());
-        assertTrue(newest.getJsonNumber("last").longValue() >= cursor, newest + " is not older than " + cursor);
-        for (int i = 1; i < stored.size(); i++) {
-            assertTrue(stored.get(i).getJsonNumber("id").longValue() > stored.get(i - 1).getJsonNumber("id").longValue());
-        }
+        assertEquals(stored.size(), stored.stream().map(e -> e.getJsonNumber("id").longValue()).distinct().count(), "no event twice");
 
         Received notification = Await.until("the webhook's notification", Duration.ofSeconds(60), () -> received.stream()
                 .filter(r -> r.body().contains(runs.iterator().next()) || r.body().contains("\"count\":30")).findFirst().orElse(null), r -> r != null);
