@@ -311,12 +311,22 @@ class CommandLineIT extends LazarusIT {
 
     @Test
     void retryNowRetriesARunWaitingInItsBackoffAndRefusesOneThatIsNot() {
-        String run = operator.startRun("{\"failures\":{\"parse\":{\"mode\":\"transient\",\"succeedOnAttempt\":2}}}");
-        Await.until("run " + run + " to wait for its retry", Duration.ofSeconds(60), () -> viewer.run(run), r -> "RETRYING".equals(r.getString("state")));
-        assertExit(0, asOperator("runs", "retry-now", run));
-        awaitRun(run, "COMPLETED");
-        assertExit(1, asOperator("runs", "retry-now", run)); // completed: nothing waits (409)
-        assertExit(4, asViewer("runs", "retry-now", run));
+        // a minute's backoff on fetch, so the run still waits when the client (a JVM of its own) gets to ask
+        String original = broker.addressSettings(FETCH);
+        JsonObject settings = Json.createReader(new StringReader(original)).readObject();
+        broker.setAddressSettings(FETCH, Json.createObjectBuilder(settings).add("redeliveryDelay", 60_000)
+                .add("maxRedeliveryDelay", 60_000).build().toString());
+        try {
+            String run = operator.startRun("{\"failures\":{\"fetch\":{\"mode\":\"transient\",\"succeedOnAttempt\":2}}}");
+            Await.until("run " + run + " to wait for its retry", Duration.ofSeconds(60), () -> viewer.run(run),
+                    r -> "RETRYING".equals(r.getString("state")));
+            assertExit(4, asViewer("runs", "retry-now", run));
+            assertExit(0, asOperator("runs", "retry-now", run));
+            awaitRun(run, "COMPLETED");
+            assertExit(1, asOperator("runs", "retry-now", run)); // completed: nothing waits (409)
+        } finally {
+            broker.setAddressSettings(FETCH, original);
+        }
     }
 
     @Test
