@@ -285,7 +285,8 @@ public final class WebhookReceiver implements AutoCloseable {
         String credentials = settings.user() + ":" + settings.password();
         HttpRequest.Builder request = HttpRequest.newBuilder(settings.lazarus().resolve(path)).timeout(Duration.ofSeconds(10))
                 .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
-        if (body != null) {
+        if (!"GET".equals(method)) {
+            // every action, a DELETE without a body too: the server refuses any other (its guard against cross-site forms)
             request.header("Content-Type", "application/json");
         }
         request.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body.toString()));

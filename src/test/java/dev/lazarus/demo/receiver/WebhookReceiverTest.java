@@ -65,7 +65,9 @@ class WebhookReceiverTest {
                         .substring("Basic ".length())), StandardCharsets.UTF_8);
                 calls.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath() + " " + credentials + " "
                         + new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-                exchange.sendResponseHeaders(answers.get(exchange.getRequestMethod()), -1);
+                // as the server does: an action without Content-Type: application/json is refused (a DELETE too)
+                boolean json = "application/json".equals(exchange.getRequestHeaders().getFirst("Content-Type"));
+                exchange.sendResponseHeaders(json ? answers.get(exchange.getRequestMethod()) : 415, -1);
             }
         });
         lazarus.start();
