@@ -134,9 +134,11 @@ final class SearchBenchmark {
                 + "   'customer:' || customer, 'batch:' || (i / 1000)] || case when i % 100 = 0 then array['vip'] else array[]::text[] end,"
                 + "   jsonb_build_object('customer', jsonb_build_object('id', customer, 'name', 'customer ' || customer),"
                 + "   'order', jsonb_build_object('id', 'ORD-' || i, 'lines', i % 7), 'url', 'https://example.org/doc/' || i) from source)"
-                + " insert into dead_letter (run_id, open_run_id, pipeline, step_name, queue, dead_letter_queue, reason, status, generation,"
+                // ids from the application's sequence (each value past every block a node holds), not the identity
+                // column's own counter, which the full suite's earlier phases' dead letters had used ids of
+                + " insert into dead_letter (id, run_id, open_run_id, pipeline, step_name, queue, dead_letter_queue, reason, status, generation,"
                 + "   attempts, exception_class, error_message, detected_by, created_at, updated_at, version)"
-                + " select id, case when i % 500 = 0 then id end, '" + PIPELINE + "', 'parse', 'lazarus.document-ingestion.parse',"
+                + " select nextval('dead_letter_seq'), id, case when i % 500 = 0 then id end, '" + PIPELINE + "', 'parse', 'lazarus.document-ingestion.parse',"
                 + "   'DLQ.lazarus.document-ingestion.parse', 'RETRIES_EXHAUSTED', case when i % 500 = 0 then 'PENDING' else 'RESOLVED_MANUALLY' end,"
                 + "   1, 3, 'java.io.IOException', 'the document service answered 503', 'CONSUMER', at, at, 0 from source where dead");
         exec(db, "vacuum analyze run");
