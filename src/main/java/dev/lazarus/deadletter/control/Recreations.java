@@ -72,19 +72,9 @@ public class Recreations {
     }
 
     /**
-     * From dead letter {@code id}: a new run of its run's pipeline.
-     *
-     * @param payload the edited payload (already accepted as a submission's), or null for the run's own
-     * @throws Problem 404 for no such dead letter (or one of no run, or whose run is gone), 409 if its run is live
-     */
-    @RolesAllowed("operator")
-    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-    public Recreated fromDeadLetter(long id, JsonObject payload, boolean resolve) {
-        return fromDeadLetter(id, payload, resolve, null);
-    }
-
-    /**
-     * The same, with the client's Idempotency-Key ({@code submissionKey}, null for none): a retry of the very request
+     * From dead letter {@code id}: a new run of its run's pipeline, with {@code payload} (the edited one, already accepted
+     * as a submission's) or, when null, the run's own; 404 for no such dead letter (or one of no run), 409 if its run is
+     * live. With the client's Idempotency-Key ({@code submissionKey}, null for none) a retry of the very request
      * answers the run the first one started ({@link Recreated#created()} false), whatever happened to the old run since;
      * the key used for another request (another source, payload or resolve, or a submission) is refused (422).
      */
@@ -101,18 +91,10 @@ public class Recreations {
     }
 
     /**
-     * From an ended run ({@code COMPLETED} or {@code DEAD_LETTERED}): a new run of its pipeline. A dead-lettered run's
-     * open dead letter, if it has one, is recorded (and resolved) as if it had been recreated from it.
-     *
-     * @throws Problem 404 for no such run, 409 if it is live
+     * From run {@code runId} that has ended: a new run of its pipeline (its open dead letter, if any, recorded and
+     * resolved as if recreated from it); 404 for no such run, 409 if it is live. The Idempotency-Key as
+     * {@link #fromDeadLetter(long, JsonObject, boolean, String)} takes it.
      */
-    @RolesAllowed("operator")
-    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-    public Recreated fromRun(UUID runId, JsonObject payload, boolean resolve) {
-        return fromRun(runId, payload, resolve, null);
-    }
-
-    /** The same, with the client's Idempotency-Key, as {@link #fromDeadLetter(long, JsonObject, boolean, String)} takes it. */
     @RolesAllowed("operator")
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public Recreated fromRun(UUID runId, JsonObject payload, boolean resolve, String submissionKey) {
