@@ -25,7 +25,8 @@ public class AdminPage {
     private static final Pattern ROW = Pattern.compile("<tr[^>]*>(.*?)</tr>", Pattern.DOTALL);
     private static final Pattern REQUEUE_BUTTON = Pattern.compile("name=\"(deadLetters:table:\\d+:requeue)\"");
 
-    private final HttpClient http = HttpClient.newBuilder().cookieHandler(new CookieManager())
+    private final CookieManager cookies = new CookieManager();
+    private final HttpClient http = HttpClient.newBuilder().cookieHandler(cookies)
             .followRedirects(HttpClient.Redirect.NORMAL).build();
     private final URI root;
     private URI page;
@@ -77,6 +78,11 @@ public class AdminPage {
         }
         html = send(form(page.resolve("../j_security_check"), Map.of("j_username", user, "j_password", password)));
         return html;
+    }
+
+    /** The server session this client signed in to: its JSESSIONID cookie (the session id, then the node after a dot), or "" before it has one. */
+    public String sessionId() {
+        return cookies.getCookieStore().getCookies().stream().filter(c -> c.getName().equals("JSESSIONID")).map(java.net.HttpCookie::getValue).findFirst().orElse("");
     }
 
     public String html() {
