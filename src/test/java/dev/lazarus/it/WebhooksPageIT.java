@@ -137,6 +137,7 @@ class WebhooksPageIT extends LazarusIT {
         notDrawn.put("jakarta.faces.ViewState", "stateless");
         AdminPage.Answer replayed = page.post("admin/webhooks.xhtml", notDrawn);
         assertTrue(replayed.status() < 500, replayed.status() + ": " + replayed.body());
+        assertTrue(replayed.body().contains("out of date"), "and says so: " + replayed.body());
         assertEquals(404, operator.get("api/webhooks/page-bad").status(), "a form the page did not draw creates nothing");
 
         page.open("admin/webhooks.xhtml");
