@@ -383,7 +383,8 @@ class BrowserIT extends LazarusIT {
         List<String> pages = List.of("admin/dashboard.xhtml", "admin/investigation-queue.xhtml", "admin/dead-letters.xhtml",
                 "admin/dead-letter.xhtml?id=" + ids.get(0), "admin/runs.xhtml", "admin/run.xhtml?id=" + runId,
                 "admin/requeue-jobs.xhtml", "admin/requeue-job.xhtml?id=" + job.json().getInt("id"), "admin/staleness.xhtml",
-                "admin/staleness.xhtml?health=purple", "admin/steps.xhtml");
+                "admin/staleness.xhtml?health=purple", "admin/steps.xhtml", "admin/webhooks.xhtml",
+                "admin/webhooks.xhtml?edit=from-configuration");
 
         // the headers, on every page, the login form, the API, an error and a missing page
         AdminPage session = new AdminPage(base);
