@@ -73,6 +73,12 @@ final class SearchBenchmark {
             plans.add(explain(db, "dead letters by payload", "select d.id from dead_letter d where d.run_id in (select m.run_id from run_search m"
                     + " where (lazarus_payload_contains(m.payload, '{\"customer\":{\"id\":\"4250\"}}') = true"
                     + " or lazarus_payload_contains(m.payload, '{\"customer\":{\"id\":4250}}') = true)) order by d.created_at desc, d.id desc limit 50"));
+            // a label a third of all runs carry: the page and its total (counted up to 1 000) walk the newest dead letters
+            String broad = "d.run_id in (select m.run_id from run_search m where lazarus_labels_contain(m.labels, 'region:eu') = true)";
+            plans.add(explain(db, "dead letters by a broad label, page", "select d.id from dead_letter d where " + broad
+                    + " order by d.created_at desc, d.id desc limit 50"));
+            plans.add(explain(db, "dead letters by a broad label, total", "select d.id from dead_letter d where " + broad
+                    + " order by d.created_at desc, d.id desc limit 1001"));
             insert = insertCost(db);
         }
         SplittableRandom random = new SplittableRandom(23);

@@ -71,6 +71,9 @@ public class DeadLetters {
 
     /** The same, of the dead letters whose runs a search finds ({@link RunSearches#condition}). */
     public List<DeadLetterSummary> list(DeadLetterFilter filter, RunSearch search, int offset, int limit) {
+        if (search != null && !search.isEmpty()) {
+            RunSearches.planForTheseValues(em);
+        }
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<DeadLetterSummary> query = em.createQuery(DeadLetterSummary.SELECT + " where " + where(filter, search, parameters)
                 + " order by d.createdAt desc, d.id desc", DeadLetterSummary.class);
@@ -174,19 +177,31 @@ public class DeadLetters {
     }
 
     public long count(DeadLetterFilter filter, RunSearch search) {
+        if (search != null && !search.isEmpty()) {
+            RunSearches.planForTheseValues(em);
+        }
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter, search, parameters), Long.class);
         parameters.forEach(query::setParameter);
         return query.getSingleResult();
     }
 
-    /** The dead letters of the runs a search finds, counted up to {@link RunSearches#COUNT_CAP} (see {@code Runs#countFound}). */
+    /**
+     * The dead letters of the runs a search finds, counted up to {@link RunSearches#COUNT_CAP} (see {@code Runs#countFound}),
+     * planned for the search's values ({@link RunSearches#planForTheseValues}). Read newest first, as the list is: the
+     * count then costs what the page does. Unordered, a broad label's count was planned as a hash join reading the
+     * search table from its start until a thousand of its rows had a dead letter: about 150 000 rows (0.1 s), where
+     * walking the newest dead letters and looking up each one's run finds them in 3 000 lookups (20 ms). A rare label is
+     * still read from its index first: sorting its few dead letters is cheap.
+     */
     public Counted countFound(DeadLetterFilter filter, RunSearch search) {
         if (search == null || search.isEmpty()) {
             return new Counted(count(filter, search), false);
         }
+        RunSearches.planForTheseValues(em);
         Map<String, Object> parameters = new HashMap<>();
-        TypedQuery<Long> query = em.createQuery("select d.id from DeadLetter d where " + where(filter, search, parameters), Long.class);
+        TypedQuery<Long> query = em.createQuery("select d.id from DeadLetter d where " + where(filter, search, parameters)
+                + " order by d.createdAt desc, d.id desc", Long.class);
         parameters.forEach(query::setParameter);
         return Counted.upTo(RunSearches.COUNT_CAP, query.setMaxResults(RunSearches.COUNT_CAP + 1).getResultList().size());
     }
