@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 class WebhooksPageIT extends LazarusIT {
 
     private static final String SECRET = "page-secret-0123456789-never-shown";
+    private static final String OTHER_URL = "https://hooks.example.org/lazarus-page-other";
     private static final String OTHER_SECRET = "page-secret-the-second-never-shown";
     private static final String URL = "http://127.0.0.1:9/page-hook";
     private static final String DUP_URL = "http://127.0.0.1:9/duplicated";
@@ -146,6 +147,48 @@ class WebhooksPageIT extends LazarusIT {
         String duplicate = page.submit("create", create("page-dup", EDITED_URL, "held", SECRET)).body();
         assertTrue(duplicate.contains("a webhook named page-dup exists"), duplicate);
         assertEquals(DUP_URL, operator.get("api/webhooks/page-dup").ok().json().getString("url"), "the first is unchanged");
+    }
+
+    @Test
+    void aSaveOrDeleteFromAFormOlderThanTheWebhookChangesNothingAndSaysSo() {
+        made.add("page-stale");
+        assertEquals(201, operator.post("api/webhooks", "{\"name\":\"page-stale\",\"url\":\"" + URL + "\",\"secret\":\"" + SECRET
+                + "\"}").status());
+        AdminPage first = operatorPage();
+        first.open("admin/webhooks.xhtml?edit=page-stale");
+        // meanwhile another operator disables it (the receiver spams, say)
+        AdminPage other = operatorPage();
+        other.open("admin/webhooks.xhtml?edit=page-stale");
+        assertTrue(other.submit("edit", Map.of("edit:url", URL, "edit:secret", "", "edit:save", "Save")).body().contains("Webhook page-stale saved"));
+        assertFalse(operator.get("api/webhooks/page-stale").ok().json().getBoolean("enabled"));
+
+        // the first form, drawn before that change, would enable it again with its URL: refused, nothing changed
+        String stale = first.submit("edit", Map.of("edit:url", EDITED_URL, "edit:enabled", "on", "edit:secret", "", "edit:save", "Save")).body();
+        assertTrue(stale.contains("was changed since this form was drawn"), stale);
+        JsonObject now = operator.get("api/webhooks/page-stale").ok().json();
+        assertEquals(URL, now.getString("url"));
+        assertFalse(now.getBoolean("enabled"), "the newer change stands");
+        String staleDelete = first.submit("edit", Map.of("edit:url", EDITED_URL, "edit:delete", "Delete")).body();
+        assertTrue(staleDelete.contains("was changed since this form was drawn"), staleDelete);
+        assertEquals(200, operator.get("api/webhooks/page-stale").status(), "not deleted");
+
+        // deleted and made again under the same name: a form drawn for the old one does not touch the new one
+        AdminPage old = operatorPage();
+        old.open("admin/webhooks.xhtml?edit=page-stale");
+        delete("api/webhooks/page-stale");
+        assertEquals(201, operator.post("api/webhooks", "{\"name\":\"page-stale\",\"url\":\"" + OTHER_URL + "\",\"secret\":\""
+                + OTHER_SECRET + "\"}").status());
+        String onTheNewOne = old.submit("edit", Map.of("edit:url", EDITED_URL, "edit:enabled", "on", "edit:secret", "", "edit:save", "Save")).body();
+        assertTrue(onTheNewOne.contains("was changed since this form was drawn"), onTheNewOne);
+        assertEquals(OTHER_URL, operator.get("api/webhooks/page-stale").ok().json().getString("url"));
+
+        // deleted while its form is open: the save says there is none (it is not dropped with the form without a word)
+        AdminPage gone = operatorPage();
+        gone.open("admin/webhooks.xhtml?edit=page-stale");
+        delete("api/webhooks/page-stale");
+        String saveOfNone = gone.submit("edit", Map.of("edit:url", EDITED_URL, "edit:secret", "", "edit:save", "Save")).body();
+        assertTrue(saveOfNone.contains("no webhook named page-stale"), saveOfNone);
+        assertEquals(404, operator.get("api/webhooks/page-stale").status(), "nothing was made by the save");
     }
 
     @Test

@@ -5,14 +5,13 @@ import jakarta.enterprise.context.RequestScoped;
 /**
  * What the webhooks page's create or edit form sent, for the one request that acts on it, and for drawing the form
  * again with it if the action was refused; forgotten with the request (see {@link FormInput} for why not fields of the
- * view-scoped page bean). The secret above all: it lives only as long as the request that hands it to the webhooks.
+ * view-scoped page bean). The secret is not here: the page reads it from the request (see {@link WebhooksPage}).
  */
 @RequestScoped
 public class WebhookForm {
 
     private String name;
     private String url;
-    private String secret;
     private String[] types;
     private Boolean enabled;
 
@@ -20,8 +19,6 @@ public class WebhookForm {
     void name(String name) { this.name = name; }
     String url() { return url; }
     void url(String url) { this.url = url; }
-    String secret() { return secret; }
-    void secret(String secret) { this.secret = secret; }
     String[] types() { return types; }
     void types(String[] types) { this.types = types; }
     Boolean enabled() { return enabled; }

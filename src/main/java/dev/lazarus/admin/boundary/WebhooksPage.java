@@ -23,8 +23,11 @@ import java.util.Set;
  * form is drawn again with what was typed (but the secret, which is never drawn).
  *
  * <p>View-scoped so a button is decoded by the bean that drew its page ({@link FacesActions#outOfDate}); it keeps only
- * the name the address gave, the list is read per request ({@link PageReads}) and the form's values live for their
- * request ({@link WebhookForm}).
+ * the name the address gave and the {@link Webhook#revision revision} of the webhook its edit form was drawn for (a save
+ * or delete from a form older than the webhook's last change, or than the webhook, changes nothing and says so). The
+ * list is read per request ({@link PageReads}) and the form's values live for their request ({@link WebhookForm}); the
+ * secret is a plain password field read from the request, never a component's value, which the view state would keep
+ * when any other field is refused.
  */
 @Named
 @ViewScoped
@@ -43,6 +46,8 @@ public class WebhooksPage implements Serializable {
 
     private String edit;
     private boolean drawn;
+    /** The revision of the webhook the edit form was drawn for; null when the page drew no edit form. */
+    private String editRevision;
 
     /** The page's view action: this bean drew it; an edit of no webhook, or of one from the configuration, says why there is no form. */
     public void draw() {
@@ -51,11 +56,24 @@ public class WebhooksPage implements Serializable {
             Webhook webhook = getWebhook();
             if (webhook == null) {
                 FacesActions.warn("No webhook named " + Text.printable(edit, 100) + ".");
+                if (!Webhook.isName(edit)) {
+                    edit = null; // the view keeps no address-long text that names nothing
+                }
             } else if (webhook.fromConfiguration()) {
                 FacesActions.warn("Webhook " + webhook.name() + " comes from the configuration (lazarus.webhooks." + webhook.name()
                         + ".*): change it there; the page cannot.");
+            } else {
+                editRevision = webhook.revision();
             }
         }
+    }
+
+    /**
+     * Whether this view drew an edit form: decided when it was drawn, so a save of a webhook deleted since is decoded and
+     * answered (no webhook of that name), not dropped without a word with the form.
+     */
+    public boolean isEditForm() {
+        return editRevision != null;
     }
 
     public List<Webhook> getAll() {
@@ -90,7 +108,7 @@ public class WebhooksPage implements Serializable {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        Webhook created = FacesActions.act(() -> webhooks.create(form.name(), change()), w -> "Webhook " + w.name() + " created.");
+        Webhook created = FacesActions.act(() -> webhooks.create(form.name(), change("create")), w -> "Webhook " + w.name() + " created.");
         return created == null ? stay() : list();
     }
 
@@ -98,8 +116,8 @@ public class WebhooksPage implements Serializable {
         if (FacesActions.outOfDate(drawn)) {
             return null;
         }
-        boolean newSecret = secretGiven();
-        Webhook saved = FacesActions.act(() -> webhooks.update(edit, change()),
+        boolean newSecret = secret("edit") != null;
+        Webhook saved = FacesActions.act(() -> webhooks.update(edit, editRevision, change("edit")),
                 w -> "Webhook " + w.name() + " saved" + (newSecret ? " with its new secret." : "; its secret is unchanged."));
         return saved == null ? stay() : list();
     }
@@ -109,7 +127,7 @@ public class WebhooksPage implements Serializable {
             return null;
         }
         String deleted = FacesActions.act(() -> {
-            webhooks.delete(edit);
+            webhooks.delete(edit, editRevision);
             return edit;
         }, name -> "Webhook " + name + " deleted.");
         return deleted == null ? stay() : list();
@@ -119,18 +137,20 @@ public class WebhooksPage implements Serializable {
      * What the form asks for. An empty secret field is no secret: on an edit the webhook keeps its own, on a create the
      * webhooks say one is needed. The types are named as the API names them, and judged where the API's are.
      */
-    private Webhooks.Change change() {
+    private Webhooks.Change change(String formId) {
         Set<EventType> types;
         try {
             types = Webhook.types(form.types() == null ? List.of() : Arrays.asList(form.types()));
         } catch (IllegalArgumentException e) {
             throw Problem.badRequest(e.getMessage());
         }
-        return new Webhooks.Change(form.url(), secretGiven() ? form.secret() : null, types, isEnabled());
+        return new Webhooks.Change(form.url(), secret(formId), types, isEnabled());
     }
 
-    private boolean secretGiven() {
-        return form.secret() != null && !form.secret().isEmpty();
+    /** The secret field of the form, as sent; null when it was left empty. */
+    private static String secret(String formId) {
+        String secret = FacesContext.getCurrentInstance().getExternalContext().getRequestParameterMap().get(formId + ":secret");
+        return secret == null || secret.isEmpty() ? null : secret;
     }
 
     /** After a change: the list, fresh, at its own address (no edit form; a reload does not act again). */
@@ -158,9 +178,10 @@ public class WebhooksPage implements Serializable {
 
     public void setUrl(String url) { form.url(url); }
 
-    /** Always empty: a secret is written, never read back. */
-    public String getSecret() { return null; }
-    public void setSecret(String secret) { form.secret(secret); }
+    /** What the secret field shows when empty: whether the webhook has one to keep. */
+    public String getSecretPlaceholder() {
+        return getWebhook() != null && getWebhook().hasSecret() ? "set; leave empty to keep it" : "none";
+    }
 
     public String[] getTypes() {
         return form.types() != null || getWebhook() == null ? form.types() : getWebhook().typeNames().toArray(String[]::new);

@@ -80,14 +80,14 @@ public class WebhooksResource {
         QueryParams.onlyKnown(uri, Set.of());
         JsonObject request = JsonBodies.readObject(body, REQUEST_BYTES, EXPECTED);
         JsonBodies.requireOnly(request, "url", "secret", "types", "enabled");
-        return view(webhooks.update(name, change(request)));
+        return view(webhooks.update(name, null, change(request)));
     }
 
     @DELETE
     @Path("{name}")
     public Response delete(@PathParam("name") String name, @Context UriInfo uri) {
         QueryParams.onlyKnown(uri, Set.of());
-        webhooks.delete(name);
+        webhooks.delete(name, null);
         return Response.noContent().build();
     }
 

@@ -10,6 +10,7 @@ import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.OptimisticLockException;
 import jakarta.persistence.PersistenceException;
 import java.time.Clock;
 import java.util.List;
@@ -84,26 +85,49 @@ public class Webhooks {
         return webhook;
     }
 
-    /** 404 for none of that name, 409 for one from the configuration. */
+    /**
+     * 404 for none of that name, 409 for one from the configuration, or for one changed since {@code seenRevision} (the
+     * {@link Webhook#revision} a page drew its form at; null, as from the API, for whatever it is now). A change that races another of
+     * the same webhook is a 409 too, here, not at commit (which would be a 500).
+     */
     @RolesAllowed("operator")
-    public Webhook update(String name, Change change) {
-        Webhook webhook = changeable(name);
+    public Webhook update(String name, String seenRevision, Change change) {
+        Webhook webhook = changeable(name, seenRevision);
         valid(() -> {
             webhook.change(change.url(), change.secret(), change.types(), change.enabled(), caller(), clock.instant());
             return webhook;
         });
+        flush(name);
         return webhook;
     }
 
+    /** As {@link #update}: 404, 409 for one from the configuration, changed since {@code seenRevision} or meanwhile. */
     @RolesAllowed("operator")
-    public void delete(String name) {
-        em.remove(changeable(name));
+    public void delete(String name, String seenRevision) {
+        em.remove(changeable(name, seenRevision));
+        flush(name);
     }
 
-    private Webhook changeable(String name) {
+    /**
+     * Writes the change now: of two at once, the second waits for the first and then finds the webhook's version moved
+     * (or its row gone), which is a 409 to retry after a reload, not an error at commit.
+     */
+    private void flush(String name) {
+        try {
+            em.flush();
+        } catch (OptimisticLockException e) {
+            throw Problem.conflict("webhook " + name + " was changed or deleted by another request meanwhile: read it again and retry");
+        }
+    }
+
+    private Webhook changeable(String name, String seenRevision) {
         Webhook webhook = find(name).orElseThrow(() -> Problem.notFound("no webhook named " + dev.lazarus.platform.entity.Text.printable(name, 100)));
         if (webhook.fromConfiguration()) {
             throw Problem.conflict("webhook " + name + " comes from the configuration (lazarus.webhooks." + name + ".*): change it there");
+        }
+        if (seenRevision != null && !seenRevision.equals(webhook.revision())) {
+            throw Problem.conflict("webhook " + name + " was changed since this form was drawn (by " + webhook.updatedBy()
+                    + "): nothing was changed; reload it and make the change again");
         }
         return webhook;
     }

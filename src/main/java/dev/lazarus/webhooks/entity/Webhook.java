@@ -101,8 +101,13 @@ public class Webhook {
         this.updatedAt = now;
     }
 
+    /** Whether a webhook could have this name. */
+    public static boolean isName(String name) {
+        return name != null && NAME.matcher(name).matches();
+    }
+
     public static String requireName(String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
+        if (!isName(name)) {
             throw new IllegalArgumentException("a webhook's name is 1 to " + NAME_LENGTH + " lower-case letters, digits and dashes,"
                     + " starting with a letter or digit");
         }
@@ -213,4 +218,10 @@ public class Webhook {
     public Instant createdAt() { return createdAt; }
     public Instant updatedAt() { return updatedAt; }
     public String updatedBy() { return updatedBy; }
+    /**
+     * Which webhook of this name, as of which change: its creation time and its version (which rises with every change).
+     * A form drawn at one revision changes only that one ({@code Webhooks#update}): not a newer change of it, nor another
+     * webhook created under the name after this one was deleted (its version starts again at 0).
+     */
+    public String revision() { return createdAt + "/" + version; }
 }
