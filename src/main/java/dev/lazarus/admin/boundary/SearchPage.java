@@ -10,6 +10,7 @@ import dev.lazarus.pipeline.control.SearchSyntax;
 import dev.lazarus.pipeline.entity.RunSearch;
 import dev.lazarus.pipeline.entity.RunTags;
 import dev.lazarus.platform.control.Clocks;
+import dev.lazarus.platform.control.Counted;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.inject.Named;
@@ -29,6 +30,7 @@ import java.util.UUID;
 public class SearchPage {
 
     static final int PAGE_SIZE = 100;
+    private static final Counted NONE = new Counted(0, false);
 
     @Inject
     Runs runs;
@@ -73,16 +75,23 @@ public class SearchPage {
         return reads.once("runs", () -> search().map(s -> runs.list(null, null, s, 0, PAGE_SIZE)).orElse(List.of()));
     }
 
-    public long getRunCount() {
-        return reads.once("runCount", () -> search().map(s -> runs.count(null, null, s)).orElse(0L));
+    /** How many runs match, counted up to {@link RunSearches#COUNT_CAP} (as the API does). */
+    public Counted getRunCount() {
+        return reads.once("runCount", () -> search().map(s -> runs.countFound(null, null, s)).orElse(NONE));
     }
 
     public List<DeadLetterSummary> getDeadLetters() {
         return reads.once("deadLetters", () -> search().map(s -> deadLetters.list(DeadLetterFilter.ALL, s, 0, PAGE_SIZE)).orElse(List.of()));
     }
 
-    public long getDeadLetterCount() {
-        return reads.once("deadLetterCount", () -> search().map(s -> deadLetters.count(DeadLetterFilter.ALL, s)).orElse(0L));
+    /** How many dead letters of matching runs there are, counted up to the same cap. */
+    public Counted getDeadLetterCount() {
+        return reads.once("deadLetterCount", () -> search().map(s -> deadLetters.countFound(DeadLetterFilter.ALL, s)).orElse(NONE));
+    }
+
+    /** A count as the page shows it: "1000+" when more match than were counted. */
+    public String shown(Counted count) {
+        return count.total() + (count.capped() ? "+" : "");
     }
 
     /** The key and labels of the runs the page shows. */
