@@ -41,7 +41,8 @@ final class RunAccounting {
         int wrongEnds = 0;
         List<String> examples = new ArrayList<>();
         for (Map.Entry<String, RunShape> run : runs.entrySet()) {
-            String state = states.getOrDefault(run.getKey(), "MISSING");
+            // a run none of the lists had (it changed state while they were read) is read by itself
+            String state = states.containsKey(run.getKey()) ? states.get(run.getKey()) : stateOf(viewer, run.getKey());
             RunShape shape = run.getValue();
             ends.computeIfAbsent(shape, s -> new TreeMap<>()).merge(state, 1, Integer::sum);
             if (!state.equals("COMPLETED") && !state.equals("DEAD_LETTERED")) {
@@ -103,5 +104,11 @@ final class RunAccounting {
         JsonObjectBuilder reasons = Json.createObjectBuilder();
         result.reasons().forEach(reasons::add);
         return reasons;
+    }
+
+    /** One run's state, or MISSING if the server knows no such run. */
+    private static String stateOf(Api viewer, String id) {
+        Api.Response run = viewer.get("api/runs/" + id);
+        return run.status() == 404 ? "MISSING" : run.ok().json().getString("state");
     }
 }
