@@ -77,6 +77,11 @@ public final class ReadmeScreenshots {
             wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("runs")));
             shoot(browser, dir, "runs");
 
+            // the webhooks as an operator sees them: the list and the form that creates one
+            browser.get(app + "/admin/webhooks.xhtml");
+            wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("create")));
+            shoot(browser, dir, "webhooks");
+
             // The console, with the ^DLQ preference the operator's guide asks operators to set, on its queue list.
             ArtemisConsole.browse(ArtemisConsole.queueRow(browser, wait, console, "DLQ.lazarus.document-ingestion.parse"), wait);
             shoot(browser, dir, "artemis-console-dlq");
