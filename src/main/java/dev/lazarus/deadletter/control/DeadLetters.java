@@ -71,9 +71,7 @@ public class DeadLetters {
 
     /** The same, of the dead letters whose runs a search finds ({@link RunSearches#condition}). */
     public List<DeadLetterSummary> list(DeadLetterFilter filter, RunSearch search, int offset, int limit) {
-        if (search != null && !search.isEmpty()) {
-            RunSearches.planForTheseValues(em);
-        }
+        RunSearches.planForTheseValues(em, search);
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<DeadLetterSummary> query = em.createQuery(DeadLetterSummary.SELECT + " where " + where(filter, search, parameters)
                 + " order by d.createdAt desc, d.id desc", DeadLetterSummary.class);
@@ -177,9 +175,7 @@ public class DeadLetters {
     }
 
     public long count(DeadLetterFilter filter, RunSearch search) {
-        if (search != null && !search.isEmpty()) {
-            RunSearches.planForTheseValues(em);
-        }
+        RunSearches.planForTheseValues(em, search);
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<Long> query = em.createQuery("select count(d) from DeadLetter d where " + where(filter, search, parameters), Long.class);
         parameters.forEach(query::setParameter);
@@ -198,7 +194,7 @@ public class DeadLetters {
         if (search == null || search.isEmpty()) {
             return new Counted(count(filter, search), false);
         }
-        RunSearches.planForTheseValues(em);
+        RunSearches.planForTheseValues(em, search);
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<Long> query = em.createQuery("select d.id from DeadLetter d where " + where(filter, search, parameters)
                 + " order by d.createdAt desc, d.id desc", Long.class);

@@ -178,9 +178,7 @@ public class Runs {
 
     /** The same, of the runs a search finds ({@link RunSearches#condition}). */
     public List<RunSummary> list(RunState state, String pipeline, RunSearch search, int offset, int limit) {
-        if (search != null && !search.isEmpty()) {
-            RunSearches.planForTheseValues(em);
-        }
+        RunSearches.planForTheseValues(em, search);
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<RunSummary> query = em.createQuery(RunSummary.SELECT + " where " + where(state, pipeline, search, parameters)
                 + " order by r.createdAt desc, r.id", RunSummary.class);
@@ -193,9 +191,7 @@ public class Runs {
     }
 
     public long count(RunState state, String pipeline, RunSearch search) {
-        if (search != null && !search.isEmpty()) {
-            RunSearches.planForTheseValues(em);
-        }
+        RunSearches.planForTheseValues(em, search);
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<Long> query = em.createQuery("select count(r) from Run r where " + where(state, pipeline, search, parameters), Long.class);
         parameters.forEach(query::setParameter);
@@ -210,7 +206,7 @@ public class Runs {
         if (search == null || search.isEmpty()) {
             return new Counted(count(state, pipeline, search), false);
         }
-        RunSearches.planForTheseValues(em);
+        RunSearches.planForTheseValues(em, search);
         Map<String, Object> parameters = new HashMap<>();
         TypedQuery<UUID> query = em.createQuery("select r.id from Run r where " + where(state, pipeline, search, parameters), UUID.class);
         parameters.forEach(query::setParameter);
