@@ -514,8 +514,9 @@ class ResilienceIT {
         String atParse = "pipeline = 'document-ingestion' and step_name = 'parse'";
         try {
             // paused first, so that no sweep of the timer's takes the runs before the test looks at them
-            fixtures.update("update step_control set state = 'PAUSED', since = ?, changed_by = 'operator', note = 'test', resumed_at = null"
-                    + " where " + atParse, Instant.now());
+            // queues_updated = false, as every change of the product's sets it: the brokers are not told yet (see finally)
+            fixtures.update("update step_control set state = 'PAUSED', since = ?, changed_by = 'operator', note = 'test', resumed_at = null,"
+                    + " queues_updated = false where " + atParse, Instant.now());
             UUID waiting = fixtures.runIn(RunState.PENDING, "parse", AN_HOUR_AGO);
             // in progress on a node that died mid-attempt: its message went back to the queue, which the pause holds
             UUID cutShort = fixtures.runIn(RunState.IN_PROGRESS, "parse", AN_HOUR_AGO);
@@ -529,7 +530,8 @@ class ResilienceIT {
             assertEquals("PAUSED", seen.stepState());
             assertEquals(Health.HEALTHY, assessment(cutShort).health());
 
-            fixtures.update("update step_control set state = 'RUNNING', since = ?, resumed_at = ? where " + atParse, Instant.now(), Instant.now());
+            fixtures.update("update step_control set state = 'RUNNING', since = ?, resumed_at = ?, queues_updated = false where " + atParse,
+                    Instant.now(), Instant.now());
             sweeps.sweep();
             assertEquals(RunState.PENDING, fixtures.stateOf(waiting), "its clock started again when the step ran again");
             assertEquals(Health.HEALTHY, assessment(waiting).health());
@@ -544,8 +546,9 @@ class ResilienceIT {
             assertEquals(RunState.DEAD_LETTERED, fixtures.stateOf(cutShort), "silent for longer than stuck-after since it ran again");
             assertEquals("STUCK_IN_PROGRESS", fixtures.deadLettersOf(cutShort).get(0).reason().name());
         } finally {
-            fixtures.update("update step_control set state = 'RUNNING', since = ?, changed_by = 'operator', note = null where " + atParse,
-                    Instant.now());
+            fixtures.update("update step_control set state = 'RUNNING', since = ?, changed_by = 'operator', note = null,"
+                    + " queues_updated = false where " + atParse, Instant.now());
+            awaitResumedOnTheBroker(DocumentIngestion.PARSE_QUEUE);
         }
     }
 
@@ -556,6 +559,20 @@ class ResilienceIT {
     private List<LiveRuns.Assessment> staleRunsAtParse() {
         return liveRuns.assess(Instant.now(), DocumentIngestion.NAME).stream()
                 .filter(a -> a.step().equals("parse") && a.health() == Health.STALE).toList();
+    }
+
+    /**
+     * A step this class set running again in the database is running on the broker before the next test (of any class)
+     * sends it a message. Its row says no node has told the brokers yet (queues_updated = false, as every change the
+     * product makes says), so this node, or the next deployment's if this one is undeployed first, resumes the queue:
+     * with the flag left true the row would say the brokers agree, and a next deployment would take the paused queue
+     * for one an operator paused in the console, and leave it so (what failed CI: every later run waited at the step).
+     */
+    private void awaitResumedOnTheBroker(String queue) {
+        BrokerManagement management = CDI.current().select(BrokerManagement.class).get();
+        Brokers brokers = CDI.current().select(Brokers.class).get();
+        Await.until("queue " + queue + " resumed on the broker", Duration.ofSeconds(20),
+                () -> management.invoke(brokers.all().get(0), "queue." + queue, "isPaused"), paused -> paused.contains("false"));
     }
 
     private LiveRuns.Assessment assessment(UUID run) {
@@ -577,6 +594,7 @@ class ResilienceIT {
         StepDefinition fetch = pipelines.step(DocumentIngestion.NAME, "fetch").orElseThrow();
         try {
             fixtures.update("update step_control set state = 'HELD', since = ?, changed_by = 'lazarus', next_probe_at = ?, probes_failed = 0,"
+                    + " queues_updated = false,"
                     + " cause_fingerprint = 'test', cause_exception = 'java.io.UncheckedIOException', cause_example = 'test' where " + atFetch,
                     Instant.now(), Instant.now().plus(Duration.ofHours(1)));
             Await.until("the fetch queue paused by the node", Duration.ofSeconds(20),
@@ -595,7 +613,9 @@ class ResilienceIT {
             }
         } finally {
             fixtures.update("update step_control set state = 'RUNNING', since = ?, changed_by = 'operator', next_probe_at = null,"
-                    + " cause_fingerprint = null, cause_exception = null, cause_example = null where " + atFetch, Instant.now());
+                    + " cause_fingerprint = null, cause_exception = null, cause_example = null, queues_updated = false where " + atFetch,
+                    Instant.now());
+            awaitResumedOnTheBroker(DocumentIngestion.FETCH_QUEUE);
         }
     }
 
