@@ -545,12 +545,16 @@ class ApiFuzzIT extends LazarusIT {
         runToStop = operation.key().equals(STOP) && caller == asOperator ? busyRun() : null;
         Fixture watched = !eachRequest && operation.deadLetterAction() != null ? parseDeadLetters.open(false) : null;
         Snapshot before = eachRequest ? null : snapshot(watched);
-        for (Case c : cases(operation, caller)) {
-            send(operation, caller, c, eachRequest);
-        }
-        if (operation.key().startsWith("POST /api/steps/")) {
-            // a valid pause stopped the index step: it runs again, or the test's (and the next tests') runs would wait
-            operator.post("api/steps/" + PIPELINE + "/index/resume", "{\"note\":\"the fuzz test is done with it\"}");
+        try {
+            for (Case c : cases(operation, caller)) {
+                send(operation, caller, c, eachRequest);
+            }
+        } finally {
+            if (operation.key().startsWith("POST /api/steps/")) {
+                // a valid pause stopped the index step: it runs again, also when the walk failed, or the next test
+                // classes' runs would wait at it (the server is theirs too)
+                runAgain("index");
+            }
         }
         if (!eachRequest) {
             global = null;
@@ -634,6 +638,22 @@ class ApiFuzzIT extends LazarusIT {
                 fail("refused, but stored", operation, caller, c, outcome.status() + ", and " + before.differences(after));
             }
         }
+    }
+
+    /** The step runs again (resumed if a request of the walk paused it), on the broker too, before the test goes on. */
+    private void runAgain(String step) {
+        String queue = "lazarus." + PIPELINE + "." + step;
+        if (!"RUNNING".equals(stepState(step))) {
+            operator.post("api/steps/" + PIPELINE + "/" + step + "/resume", "{\"note\":\"the fuzz test is done with it\"}").ok();
+        }
+        Await.until("step " + step + " running, its queue resumed on the broker", Duration.ofSeconds(30),
+                () -> stepState(step) + (broker.isPaused(queue) ? " (queue paused)" : ""), "RUNNING"::equals);
+    }
+
+    private String stepState(String step) {
+        return viewer.get("api/steps").ok().json().getJsonArray("steps").stream().map(jakarta.json.JsonValue::asJsonObject)
+                .filter(s -> PIPELINE.equals(s.getString("pipeline")) && step.equals(s.getString("step"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no step " + step + " in /api/steps")).getString("state");
     }
 
     /** A run of the test's own, in progress at its index step for 20 s (index is called stuck only after 2 minutes). */

@@ -63,6 +63,7 @@ class BatchSubmissionIT extends LazarusIT {
         String last = ids(created).get(999);
         Await.until("run " + last + " to get past its first step", Duration.ofSeconds(60), () -> viewer.run(last),
                 run -> !"fetch".equals(run.getString("currentStep")));
+        awaitStepQueuesDrained();
     }
 
     @Test

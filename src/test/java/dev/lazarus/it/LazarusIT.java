@@ -50,6 +50,16 @@ public abstract class LazarusIT {
     }
 
     /**
+     * Waits until the demo pipeline's step queues are empty: for a test that started a thousand runs, so that the classes
+     * after it (which share the server, in an order the build does not fix) do not wait behind its backlog at their 60-s
+     * bounds. Messages waiting out a retry's delay count too, so no run of the test is still on its way either.
+     */
+    protected void awaitStepQueuesDrained() {
+        Await.until("the step queues to be drained", Duration.ofMinutes(3),
+                () -> broker.messageCount(FETCH) + broker.messageCount(PARSE) + broker.messageCount(INDEX), n -> n == 0);
+    }
+
+    /**
      * Requeues a run that fails every time until the loop guard parks it (the test server allows 2 requeues per
      * run, arquillian.xml); checks each dead letter with {@code eachDeadLetter} and returns the last, parked one.
      */

@@ -130,7 +130,7 @@ class OutageControlIT extends LazarusIT {
             runs.add(operator.startRun("{}"));
         }
         // they reach parse and wait there: in the queue, not delivered
-        Await.until("five runs waiting at parse", Duration.ofSeconds(30), () -> waiting("parse"),
+        Await.until("five runs waiting at parse", Duration.ofSeconds(60), () -> waiting("parse"),
                 waiting -> waiting >= 5);
         for (String run : runs) {
             JsonObject waiting = viewer.run(run);

@@ -123,6 +123,7 @@ class SearchIT extends LazarusIT {
         assertEquals(1, more.getJsonArray("items").size());
         assertEquals(1, viewer.get("api/runs?label=" + tag + "&limit=1&offset=1000").ok().json().getJsonArray("items").size(),
                 "pages past the cap are still served");
+        awaitStepQueuesDrained();
     }
 
     @Test

@@ -71,8 +71,12 @@ class WebhooksIT extends LazarusIT {
 
     @AfterEach
     void cleanUp() {
-        created.forEach(name -> send(operator(), "DELETE", "api/webhooks/" + name, null));
         receiver.stop(0);
+        // every one deleted, then checked: a webhook left behind would notify of every later class's events
+        List<String> left = created.stream().map(name -> send(operator(), "DELETE", "api/webhooks/" + name, null))
+                .filter(response -> response.status() != 204 && response.status() != 404).map(response -> response.status() + " " + response.body())
+                .toList();
+        assertTrue(left.isEmpty(), "webhooks not deleted: " + left);
     }
 
     private String hookUrl() {
@@ -141,7 +145,9 @@ class WebhooksIT extends LazarusIT {
 
         Received notification = Await.until("the webhook's notification", Duration.ofSeconds(60), () -> received.stream()
                 .filter(r -> r.body().contains(runs.iterator().next()) || r.body().contains("\"count\":30")).findFirst().orElse(null), r -> r != null);
-        assertEquals(1, received.size(), "one notification for the burst: " + received);
+        // of the burst's runs (a dead letter of another cause, another class's, is another notification: not counted)
+        assertEquals(1, received.stream().filter(r -> runs.stream().anyMatch(r.body()::contains)).count(),
+                "one notification for the burst: " + received);
         JsonObject summary = Json.createReader(new StringReader(notification.body())).readObject();
         assertEquals("lazarus.event-summary/v1", summary.getString("schema"));
         assertEquals(30, summary.getInt("count"));
