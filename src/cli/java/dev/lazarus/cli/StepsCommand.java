@@ -34,9 +34,14 @@ final class StepsCommand {
 
     static void addStep(Table table, JsonObject step) {
         String rate = Json.text(step, "failureRate");
+        String note = Json.text(step, "note");
+        if ("RUNNING".equals(Json.text(step, "state")) && "true".equals(Json.text(step, "queuePaused"))) {
+            // paused outside Lazarus (the Artemis console): why runs wait at a step that runs
+            note = "its queue is paused on the broker, outside Lazarus" + (note == null ? "" : "; " + note);
+        }
         table.row(Json.text(step, "pipeline"), Json.text(step, "step"), Json.text(step, "state"), Json.time(step, "since"), Json.text(step, "by"),
                 Json.text(step, "waiting"), Json.text(step, "inFlight"), Json.text(step, "consumers"), Json.text(step, "dlqDepth"),
-                rate == null ? null : Math.round(Double.parseDouble(rate) * 100) + "%", Json.text(step, "note"));
+                rate == null ? null : Math.round(Double.parseDouble(rate) * 100) + "%", note);
     }
 
     /** A pause or resume of one step: the step as it now is. */

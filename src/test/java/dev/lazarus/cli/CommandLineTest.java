@@ -256,6 +256,18 @@ class CommandLineTest {
     }
 
     @Test
+    void stepsListSaysWhenARunningStepsQueueIsPausedOnTheBroker() {
+        answer(200, "{\"steps\":[{\"pipeline\":\"p\",\"step\":\"parse\",\"state\":\"RUNNING\",\"queuePaused\":true,\"note\":null},"
+                + "{\"pipeline\":\"p\",\"step\":\"index\",\"state\":\"PAUSED\",\"queuePaused\":true,\"note\":\"upgrade\"},"
+                + "{\"pipeline\":\"p\",\"step\":\"fetch\",\"state\":\"RUNNING\",\"queuePaused\":false,\"note\":null}]}");
+        assertEquals(0, lazarus("steps", "list"));
+        java.util.List<String> rows = out.lines().skip(1).toList();
+        assertTrue(rows.get(0).matches("p\\s+parse\\s+RUNNING\\s.*its queue is paused on the broker, outside Lazarus"), out);
+        assertTrue(rows.get(1).endsWith("upgrade"), "paused by Lazarus: as it should be: " + out);
+        assertTrue(!rows.get(2).contains("paused"), out);
+    }
+
+    @Test
     void eachRefusalIsOneLineOnStderrAndItsExitCode() {
         Map<Integer, Integer> expected = Map.of(400, Exit.REFUSED, 409, Exit.REFUSED, 404, Exit.NOT_FOUND, 401, Exit.NOT_ALLOWED,
                 403, Exit.NOT_ALLOWED, 500, Exit.SERVER, 503, Exit.SERVER);

@@ -60,9 +60,37 @@ class OutageControlIT extends LazarusIT {
         assertEquals(PARSE, parse.getString("queue"));
         assertEquals("RUNNING", parse.getString("state"));
         for (String field : List.of("pipeline", "step", "queue", "state", "since", "by", "note", "cause", "waiting", "inFlight",
-                "consumers", "dlqDepth", "failureRate")) {
+                "consumers", "dlqDepth", "queuePaused", "failureRate")) {
             assertTrue(parse.containsKey(field), field + " in " + parse);
         }
+    }
+
+    /**
+     * A queue paused on the broker outside Lazarus (in the Artemis console) under a running step: Lazarus leaves it so
+     * (it never fights the console), but says so, in the steps' API, on the steps page and on the dashboard, so that an
+     * operator who sees runs wait at a running step learns why (what CI's runs met when a test left a queue paused).
+     */
+    @Test
+    void aQueuePausedOnTheBrokerUnderARunningStepIsShownAsSuchAndLeftAlone() {
+        Await.until("parse's queue read as running", Duration.ofSeconds(20), () -> step("parse").get("queuePaused"), JsonValue.FALSE::equals);
+        broker.pause(PARSE);
+        try {
+            JsonObject parse = Await.until("parse's queue read as paused", Duration.ofSeconds(20), () -> step("parse"),
+                    s -> JsonValue.TRUE.equals(s.get("queuePaused")));
+            assertEquals("RUNNING", parse.getString("state"), "the step itself runs");
+            AdminPage asViewer = new AdminPage(base);
+            asViewer.signIn("viewer", "viewer-pw");
+            String steps = asViewer.open("admin/steps.xhtml").body();
+            assertTrue(steps.contains("id=\"paused-on-broker-document-ingestion-parse\""), "the steps page says so");
+            String dashboard = asViewer.open("admin/dashboard.xhtml").body();
+            assertTrue(dashboard.contains("id=\"queues-paused-on-broker\""), "the dashboard says so");
+            assertTrue(dashboard.contains(PARSE), dashboard);
+            assertTrue(broker.isPaused(PARSE), "Lazarus left the console's pause alone");
+        } finally {
+            broker.resume(PARSE);
+        }
+        Await.until("parse's queue read as running again", Duration.ofSeconds(20), () -> step("parse").get("queuePaused"),
+                JsonValue.FALSE::equals);
     }
 
     @Test

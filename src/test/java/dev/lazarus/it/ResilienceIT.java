@@ -470,10 +470,13 @@ class ResilienceIT {
         assertEquals(1, fixtures.purge("DLQ." + DocumentIngestion.INDEX_QUEUE, run));
         Await.until("the grace period to pass", Duration.ofSeconds(10), Instant::now,
                 now -> now.isAfter(deadLetter.createdAt().plusSeconds(2)));
-        sweeps.sweep();
-
-        DeadLetter flagged = fixtures.deadLetter(deadLetter.id());
-        assertTrue(flagged.dlqMessageMissing());
+        // a sweep looks at a page of a DLQ's open dead letters, those checked longest ago first, and skips a row another
+        // transaction holds (the timer's own sweep): with the other classes' open dead letters at index, this one, just
+        // checked, may wait a few sweeps for its turn
+        DeadLetter flagged = Await.until("the dead letter flagged by a sweep", Duration.ofSeconds(60), () -> {
+            sweeps.sweep();
+            return fixtures.deadLetter(deadLetter.id());
+        }, DeadLetter::dlqMessageMissing);
         assertEquals(DeadLetterAction.DLQ_MESSAGE_MISSING, flagged.events().get(flagged.events().size() - 1).action());
         assertTrue(flagged.isOpen(), "flagging changes nothing else");
     }

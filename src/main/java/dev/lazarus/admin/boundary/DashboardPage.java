@@ -55,14 +55,24 @@ public class DashboardPage {
     @Inject
     StepOverview steps;
 
-    private List<StepOverview.Step> notRunning;
+    private List<StepOverview.Step> allSteps;
 
     /** The steps that are paused or held: the dashboard's banner. */
     public List<StepOverview.Step> getStepsNotRunning() {
-        if (notRunning == null) {
-            notRunning = steps.notRunning();
+        return steps().stream().filter(step -> !step.isRunning()).toList();
+    }
+
+    /** Running steps whose queue a broker has paused outside Lazarus: a banner of their own, their runs wait unexplained. */
+    public List<StepOverview.Step> getStepsPausedOnTheBroker() {
+        return steps().stream().filter(StepOverview.Step::isPausedOnTheBroker).toList();
+    }
+
+    /** Every step, read once a request (both banners ask). */
+    private List<StepOverview.Step> steps() {
+        if (allSteps == null) {
+            allSteps = steps.all();
         }
-        return notRunning;
+        return allSteps;
     }
 
     public String age(Instant since) {

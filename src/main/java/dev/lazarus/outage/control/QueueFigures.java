@@ -14,7 +14,7 @@ import java.util.logging.Logger;
 /**
  * What the brokers say of each step's queue, summed over the brokers: messages waiting (in the queue, scheduled for a
  * redelivery, or paged, but not being delivered), in flight (being delivered to a consumer), consumers, and messages
- * in its DLQ. Read every few seconds by the outage watch, so the steps' API and gauges ask no broker themselves,
+ * in its DLQ, and on how many brokers the queue is paused. Read every few seconds by the outage watch, so the steps' API and gauges ask no broker themselves,
  * however often they are asked.
  */
 @ApplicationScoped
@@ -22,9 +22,9 @@ public class QueueFigures {
 
     private static final Logger LOG = Logger.getLogger(QueueFigures.class.getName());
 
-    /** One step's queue; -1 where a broker did not answer. */
-    public record Figures(long waiting, long inFlight, long consumers, long dlqDepth) {
-        static final Figures UNKNOWN = new Figures(-1, -1, -1, -1);
+    /** One step's queue; -1 where a broker did not answer. {@code pausedOn}: the brokers that have the queue paused. */
+    public record Figures(long waiting, long inFlight, long consumers, long dlqDepth, int pausedOn) {
+        static final Figures UNKNOWN = new Figures(-1, -1, -1, -1, -1);
     }
 
     @Inject
@@ -58,21 +58,30 @@ public class QueueFigures {
         long delivering = 0;
         long consumers = 0;
         long dlq = 0;
+        int paused = 0;
         for (Brokers.Broker broker : brokers.all()) {
             try {
                 all += number(broker, "queue." + step.queue(), "getMessageCount");
                 delivering += number(broker, "queue." + step.queue(), "getDeliveringCount");
                 consumers += number(broker, "queue." + step.queue(), "getConsumerCount");
                 dlq += number(broker, "queue." + step.deadLetterQueue(), "getMessageCount");
+                if (Boolean.parseBoolean(answer(broker, "queue." + step.queue(), "isPaused"))) {
+                    paused++;
+                }
             } catch (RuntimeException e) {
                 LOG.log(Level.FINE, "Could not read queue {0} on broker {1}: {2}", new Object[] {step.queue(), broker, e});
                 return Figures.UNKNOWN;
             }
         }
-        return new Figures(Math.max(0, all - delivering), delivering, consumers, dlq);
+        return new Figures(Math.max(0, all - delivering), delivering, consumers, dlq, paused);
     }
 
     private long number(Brokers.Broker broker, String resource, String operation) {
-        return Long.parseLong(management.invoke(broker, resource, operation).replaceAll("[\\[\\]\\s\"]", ""));
+        return Long.parseLong(answer(broker, resource, operation));
+    }
+
+    /** A management operation's answer, without the brackets and quotes of its JSON array. */
+    private String answer(Brokers.Broker broker, String resource, String operation) {
+        return management.invoke(broker, resource, operation).replaceAll("[\\[\\]\\s\"]", "");
     }
 }

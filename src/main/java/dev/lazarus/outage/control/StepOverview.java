@@ -33,19 +33,15 @@ public class StepOverview {
         return controls.all().entrySet().stream().map(each -> of(each.getKey(), each.getValue())).toList();
     }
 
-    /** Those not running: paused or held. */
-    public List<Step> notRunning() {
-        return all().stream().filter(step -> !"RUNNING".equals(step.state())).toList();
-    }
-
     public Step of(StepDefinition step, StepControl control) {
         QueueFigures.Figures queue = figures.of(step);
         Cause cause = control.causeFingerprint() == null ? null
                 : new Cause(control.causeFingerprint(), control.causeException(), control.causeExample());
         return new Step(step.pipeline(), step.name(), step.queue(), control.state().name(), control.since(), control.changedBy(),
                 control.note(), cause, known(queue.waiting()), known(queue.inFlight()), known(queue.consumers()),
-                known(queue.dlqDepth()), detector.failureRate(step).map(rate -> Math.round(rate * 1000) / 1000.0).orElse(null),
-                control.nextProbeAt(), control.probesFailed());
+                known(queue.dlqDepth()), queue.pausedOn() < 0 ? null : queue.pausedOn() > 0,
+                detector.failureRate(step).map(rate -> Math.round(rate * 1000) / 1000.0).orElse(null), control.nextProbeAt(),
+                control.probesFailed());
     }
 
     private static Long known(long figure) {
@@ -86,17 +82,28 @@ public class StepOverview {
     /**
      * One step: {@code waiting} messages in its queue (not being delivered), {@code inFlight} being delivered,
      * {@code consumers}, {@code dlqDepth} (messages in its DLQ), all summed over the brokers and read every 2 s (null if
-     * a broker did not answer); {@code failureRate} the share of this node's deliveries of the step that failed retryably
-     * within the hold's window (null if it had none); {@code nextProbeAt} and {@code probesFailed} for a held step.
+     * a broker did not answer); {@code queuePaused} whether a broker has the queue paused (as it should be while the step
+     * is paused or held; under a running step, paused outside Lazarus: its messages are not delivered); {@code failureRate}
+     * the share of this node's deliveries of the step that failed retryably within the hold's window (null if it had none); {@code nextProbeAt} and {@code probesFailed} for a held step.
      */
     @JsonbNillable // every field named, null where there is nothing (yet): scripts read them by name
     public record Step(String pipeline, String step, String queue, String state, Instant since, String by, String note,
-                       @JsonbTypeSerializer(CauseOrNull.class) Cause cause, Long waiting, Long inFlight, Long consumers, Long dlqDepth, Double failureRate,
-                       Instant nextProbeAt, int probesFailed) {
+                       @JsonbTypeSerializer(CauseOrNull.class) Cause cause, Long waiting, Long inFlight, Long consumers, Long dlqDepth,
+                       Boolean queuePaused, Double failureRate, Instant nextProbeAt, int probesFailed) {
 
         @jakarta.json.bind.annotation.JsonbTransient // a reading of state, not a field of its own
         public boolean isRunning() {
             return "RUNNING".equals(state);
+        }
+
+        /**
+         * The step runs, and has for longer than a reading of the brokers takes to follow (a step resumed a moment ago
+         * may still be read paused), but a broker has its queue paused: outside Lazarus, in the Artemis console, which
+         * Lazarus never overrides.
+         */
+        @jakarta.json.bind.annotation.JsonbTransient
+        public boolean isPausedOnTheBroker() {
+            return isRunning() && Boolean.TRUE.equals(queuePaused) && (since == null || since.isBefore(Instant.now().minusSeconds(5)));
         }
     }
 }
