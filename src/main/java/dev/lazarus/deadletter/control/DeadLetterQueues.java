@@ -226,18 +226,14 @@ public class DeadLetterQueues {
         String ofDispatch = StepMessage.RUN_ID + " = '" + runId + "' AND " + StepMessage.GENERATION + " = " + generation;
         for (Brokers.Broker broker : brokers.all()) {
             String resource = "queue." + step.queue();
-            if (count(management.invoke(broker, resource, "countDeliveringMessages", ofDispatch)) > 0) {
+            if (management.number(broker, resource, "countDeliveringMessages", ofDispatch) > 0) {
                 return Optional.of("being delivered from " + step.queue() + " on broker " + broker);
             }
-            if (count(management.invoke(broker, resource, "countMessages", ofDispatch)) > 0) {
+            if (management.number(broker, resource, "countMessages", ofDispatch) > 0) {
                 return Optional.of("waiting in " + step.queue() + " on broker " + broker);
             }
         }
         return Optional.empty();
-    }
-
-    private static long count(String result) {
-        return Long.parseLong(result.replaceAll("[\\[\\]\\s\"]", ""));
     }
 
     /**

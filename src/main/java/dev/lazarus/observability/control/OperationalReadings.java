@@ -142,7 +142,6 @@ public class OperationalReadings {
     }
 
     private long count(Brokers.Broker broker, String queue, String filter) {
-        String result = management.invoke(broker, "queue." + queue, "countMessages", filter);
-        return Long.parseLong(result.replaceAll("[\\[\\]\\s\"]", ""));
+        return management.number(broker, "queue." + queue, "countMessages", filter);
     }
 }

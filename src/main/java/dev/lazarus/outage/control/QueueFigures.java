@@ -61,11 +61,11 @@ public class QueueFigures {
         int paused = 0;
         for (Brokers.Broker broker : brokers.all()) {
             try {
-                all += number(broker, "queue." + step.queue(), "getMessageCount");
-                delivering += number(broker, "queue." + step.queue(), "getDeliveringCount");
-                consumers += number(broker, "queue." + step.queue(), "getConsumerCount");
-                dlq += number(broker, "queue." + step.deadLetterQueue(), "getMessageCount");
-                if (Boolean.parseBoolean(answer(broker, "queue." + step.queue(), "isPaused"))) {
+                all += management.number(broker, "queue." + step.queue(), "getMessageCount");
+                delivering += management.number(broker, "queue." + step.queue(), "getDeliveringCount");
+                consumers += management.number(broker, "queue." + step.queue(), "getConsumerCount");
+                dlq += management.number(broker, "queue." + step.deadLetterQueue(), "getMessageCount");
+                if (management.flag(broker, "queue." + step.queue(), "isPaused")) {
                     paused++;
                 }
             } catch (RuntimeException e) {
@@ -74,14 +74,5 @@ public class QueueFigures {
             }
         }
         return new Figures(Math.max(0, all - delivering), delivering, consumers, dlq, paused);
-    }
-
-    private long number(Brokers.Broker broker, String resource, String operation) {
-        return Long.parseLong(answer(broker, resource, operation));
-    }
-
-    /** A management operation's answer, without the brackets and quotes of its JSON array. */
-    private String answer(Brokers.Broker broker, String resource, String operation) {
-        return management.invoke(broker, resource, operation).replaceAll("[\\[\\]\\s\"]", "");
     }
 }

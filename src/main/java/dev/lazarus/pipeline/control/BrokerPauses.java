@@ -36,7 +36,7 @@ public class BrokerPauses {
         for (Brokers.Broker broker : brokers.all()) {
             String queue = "queue." + step.queue();
             try {
-                boolean isPaused = Boolean.parseBoolean(management.invoke(broker, queue, "isPaused").replaceAll("[\\[\\]\\s\"]", ""));
+                boolean isPaused = management.flag(broker, queue, "isPaused");
                 if (isPaused != paused) {
                     if (paused) {
                         management.invoke(broker, queue, "pause", true); // persisted: a restarted broker keeps it paused

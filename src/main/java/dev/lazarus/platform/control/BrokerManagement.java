@@ -92,6 +92,21 @@ public class BrokerManagement {
         return result;
     }
 
+    /** An operation whose answer is one number (a count), as a long. */
+    public long number(Brokers.Broker broker, String resource, String operation, Object... arguments) {
+        return Long.parseLong(single(invoke(broker, resource, operation, arguments)));
+    }
+
+    /** An operation whose answer is one boolean ({@code isPaused}). */
+    public boolean flag(Brokers.Broker broker, String resource, String operation, Object... arguments) {
+        return Boolean.parseBoolean(single(invoke(broker, resource, operation, arguments)));
+    }
+
+    /** The one value of an answer, without the brackets and quotes of the JSON array the broker encodes it in. */
+    private static String single(String answer) {
+        return answer.replaceAll("[\\[\\]\\s\"]", "");
+    }
+
     private static String bodyOf(Message reply) throws JMSException {
         if (reply instanceof TextMessage text) {
             return text.getText();
